@@ -1,0 +1,10 @@
+"""Attention, live: the tokenizer and GPT forward pass that run in the visitor's browser tab.
+
+Pure Python (standard library) plus numpy, so the same code runs in CPython and in Pyodide:
+
+* ``tokenizer``   byte-level BPE that reads HF ``tokenizer.json`` and gives HF ``tokenizers``' ids;
+* ``safetensors_numpy``   reads a ``.safetensors`` file with numpy alone;
+* ``model``       the GPT-2-style forward pass in float32 numpy, returning attention probabilities;
+* ``labels``      how a token's bytes are shown on a chip (visible spaces, honest partial bytes);
+* ``figure``      what the page asks for: one text in, tokens and attention out.
+"""

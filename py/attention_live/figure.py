@@ -1,0 +1,64 @@
+"""What the page asks of Python: one text in, its tokens and every head's attention out.
+
+The page's worker builds one ``Figure`` from the fetched files, then calls ``analyse(text)`` with
+the visitor's text as an argument (never as source code) on every edit.
+"""
+
+import hashlib
+import re
+
+from attention_live.labels import token_label
+from attention_live.model import gpt, load_gpt
+from attention_live.tokenizer import Tokenizer
+
+MAX_TEXT_CHARS = 2048  # only the last this many characters are tokenized; far more than block_size tokens need
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # from JS strings; UTF-8 cannot hold them
+
+
+class Figure:
+    """The tokenizer and model, loaded once.
+
+    Args:
+        model_bytes: the ``model.safetensors`` file (bytes-like).
+        tokenizer_json: the ``tokenizer.json`` file (bytes, UTF-8).
+    Raises:
+        ValueError: a file is damaged, or tokenizer.json is not the one the model was trained
+            with (its sha256 differs from ``__metadata__["tokenizer_sha256"]``).
+    """
+
+    def __init__(self, model_bytes, tokenizer_json):
+        self.params, self.config, metadata = load_gpt(model_bytes)
+        digest = hashlib.sha256(bytes(tokenizer_json)).hexdigest()
+        if metadata.get("tokenizer_sha256") != digest:
+            raise ValueError("tokenizer.json does not match model.safetensors (sha256 differs from the model's metadata)")
+        self.tokenizer = Tokenizer.from_json(bytes(tokenizer_json).decode("utf-8"))
+        if self.tokenizer.vocab_size != self.config.vocab_size:
+            raise ValueError(f"tokenizer.json has {self.tokenizer.vocab_size} tokens, the model {self.config.vocab_size}")
+
+    def analyse(self, text):
+        """Tokenize ``text`` (str) and run the model on its last ``block_size`` tokens.
+
+        Lone UTF-16 surrogates (possible in browser strings) become U+FFFD; only the last
+        ``MAX_TEXT_CHARS`` characters are used. Returns a dict:
+            text: the text analysed (str), after those two steps;
+            chars_dropped: characters cut from the front (int);
+            ids: the shown token ids (list of int, at most block_size);
+            labels: display text of each shown token (list of str, see ``labels``);
+            tokens_dropped: tokens before the shown ones (int);
+            attention: float32 [n_layer, n_head, T, T] probabilities, or None for empty text.
+        """
+        text = LONE_SURROGATE.sub("\ufffd", text)
+        chars_dropped = max(0, len(text) - MAX_TEXT_CHARS)
+        text = text[chars_dropped:]
+        ids = self.tokenizer.encode(text)
+        tokens_dropped = max(0, len(ids) - self.config.block_size)
+        ids = ids[tokens_dropped:]
+        attention = gpt(ids, self.params, self.config)[0] if ids else None
+        return {
+            "text": text,
+            "chars_dropped": chars_dropped,
+            "ids": ids,
+            "labels": [token_label(self.tokenizer.token_bytes[i]) for i in ids],
+            "tokens_dropped": tokens_dropped,
+            "attention": attention,
+        }

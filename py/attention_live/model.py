@@ -1,0 +1,166 @@
+"""The GPT forward pass in numpy, float32, returning every head's attention probabilities.
+
+The same model as ``training/gpt.py`` (nanoGPT's GPT-2-style decoder), written as pure functions
+after picoGPT's ``gpt2.py``: each takes arrays and returns arrays, with the shapes in a comment.
+Weights use PyTorch's names and layout (a Linear's ``weight`` is ``[out, in]``); ``load_gpt``
+reads them from safetensors and checks every name and shape before anything is computed.
+
+Attention, as in "Attention Is All You Need" (Vaswani et al. 2017, eq. 1): each token's query is
+scored against every earlier token's key by a dot product divided by sqrt(d_k); a causal mask
+hides later tokens; a softmax turns each row of scores into probabilities; the output is that
+weighted blend of the value vectors.
+"""
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+
+from attention_live import safetensors_numpy
+
+MASKED = np.float32(-1e10)  # added to scores of future tokens: finite, float32, exp() gives exactly 0
+
+
+@dataclass(frozen=True)
+class GPTConfig:
+    n_layer: int  # transformer blocks
+    n_head: int  # attention heads per block
+    n_embd: int  # width of the residual stream; head size is n_embd // n_head
+    block_size: int  # longest context, in tokens
+    vocab_size: int  # tokens in tokenizer.json
+
+
+def gelu(x):  # [...] -> [...], GPT-2's tanh approximation (Hendrycks & Gimpel 2016)
+    return 0.5 * x * (1 + np.tanh(np.float32(np.sqrt(2 / np.pi)) * (x + np.float32(0.044715) * x**3)))
+
+
+def softmax(x):  # [..., n] -> [..., n], probabilities along the last axis
+    exp_x = np.exp(x - np.max(x, axis=-1, keepdims=True))
+    return exp_x / np.sum(exp_x, axis=-1, keepdims=True)
+
+
+def layer_norm(x, weight, bias, eps=1e-5):  # [T, C], [C], [C] -> [T, C]
+    mean = np.mean(x, axis=-1, keepdims=True)
+    variance = np.var(x, axis=-1, keepdims=True)
+    return weight * (x - mean) / np.sqrt(variance + np.float32(eps)) + bias
+
+
+def linear(x, weight, bias):  # [T, in], [out, in], [out] -> [T, out]
+    return x @ weight.T + bias
+
+
+def ffn(x, c_fc, c_proj):  # [T, C] -> [T, C], the position-wise MLP
+    return linear(gelu(linear(x, **c_fc)), **c_proj)
+
+
+def attention(q, k, v):  # [nh, T, hs] x3 -> ([nh, T, hs], probabilities [nh, T, T])
+    T, head_size = q.shape[1], q.shape[2]
+    causal_mask = (1 - np.tri(T, dtype=np.float32)) * MASKED  # [T, T], 0 on and below the diagonal
+    scores = q @ k.transpose(0, 2, 1) / np.float32(np.sqrt(head_size)) + causal_mask  # [nh, T, T]
+    probabilities = softmax(scores)
+    return probabilities @ v, probabilities
+
+
+def causal_self_attention(x, c_attn, c_proj, n_head):  # [T, C] -> ([T, C], [nh, T, T])
+    T, C = x.shape  # sequence length, n_embd
+    q, k, v = np.split(linear(x, **c_attn), 3, axis=-1)  # 3 x [T, C]
+    q, k, v = (m.reshape(T, n_head, C // n_head).transpose(1, 0, 2) for m in (q, k, v))  # 3 x [nh, T, hs]
+    y, probabilities = attention(q, k, v)  # [nh, T, hs], [nh, T, T]
+    y = y.transpose(1, 0, 2).reshape(T, C)  # heads side by side again
+    return linear(y, **c_proj), probabilities
+
+
+def transformer_block(x, ln_1, attn, ln_2, mlp, n_head):  # [T, C] -> ([T, C], [nh, T, T])
+    a, probabilities = causal_self_attention(layer_norm(x, **ln_1), **attn, n_head=n_head)
+    x = x + a
+    x = x + ffn(layer_norm(x, **ln_2), **mlp)
+    return x, probabilities
+
+
+def gpt(ids, params, config, logits=False):
+    """Run the model on one sequence of token ids.
+
+    Args:
+        ids: sequence of T ints in [0, vocab_size), 1 <= T <= block_size.
+        params: the weight tree from ``load_gpt`` (float32 arrays).
+        config: GPTConfig.
+        logits: also compute next-token logits (the costly [T, vocab_size] head).
+    Returns:
+        (attention, logits): attention is float32 [n_layer, n_head, T, T], row t holding the
+        probabilities that query t gives keys 0..t (each row sums to 1; 0 above the diagonal);
+        logits is float32 [T, vocab_size] (unnormalised log-probabilities) or None.
+    Raises:
+        ValueError: T is 0 or more than block_size, or an id is out of range.
+    """
+    ids = np.asarray(ids, dtype=np.int64)
+    T = len(ids)
+    if not 1 <= T <= config.block_size:
+        raise ValueError(f"cannot forward T={T} tokens, block_size is {config.block_size}")
+    if ids.min() < 0 or ids.max() >= config.vocab_size:
+        raise ValueError(f"token ids must be in [0, {config.vocab_size})")
+    x = params["wte"][ids] + params["wpe"][:T]  # [T, C]
+    attention_per_layer = []
+    for block in params["h"]:
+        x, probabilities = transformer_block(x, **block, n_head=config.n_head)
+        attention_per_layer.append(probabilities)
+    out = None
+    if logits:
+        out = layer_norm(x, **params["ln_f"]) @ params["wte"].T  # [T, vocab_size], head tied to wte
+    return np.stack(attention_per_layer), out
+
+
+def expected_shapes(config):
+    """Name -> shape of every tensor the safetensors file must hold (nanoGPT names, lm_head tied)."""
+    C, V = config.n_embd, config.vocab_size
+    shapes = {"transformer.wte.weight": (V, C), "transformer.wpe.weight": (config.block_size, C),
+              "transformer.ln_f.weight": (C,), "transformer.ln_f.bias": (C,)}
+    for i in range(config.n_layer):
+        p = f"transformer.h.{i}."
+        shapes.update({
+            p + "ln_1.weight": (C,), p + "ln_1.bias": (C,),
+            p + "attn.c_attn.weight": (3 * C, C), p + "attn.c_attn.bias": (3 * C,),
+            p + "attn.c_proj.weight": (C, C), p + "attn.c_proj.bias": (C,),
+            p + "ln_2.weight": (C,), p + "ln_2.bias": (C,),
+            p + "mlp.c_fc.weight": (4 * C, C), p + "mlp.c_fc.bias": (4 * C,),
+            p + "mlp.c_proj.weight": (C, 4 * C), p + "mlp.c_proj.bias": (C,),
+        })
+    return shapes
+
+
+def load_gpt(buffer, name="model.safetensors"):
+    """Read the model from a safetensors file in memory (bytes-like).
+
+    The file's ``__metadata__["config"]`` is JSON with n_layer, n_head, n_embd, block_size and
+    vocab_size. Returns (params, config, metadata): params is the weight tree that ``gpt`` takes,
+    every array float32; metadata is the file's ``__metadata__`` (str -> str).
+    Raises ValueError, naming ``name``, if the file is damaged or its tensors' names or shapes
+    differ from what the config implies.
+    """
+    tensors, metadata = safetensors_numpy.load(buffer, name)
+    try:
+        config = GPTConfig(**json.loads(metadata["config"]))
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"{name}: __metadata__ has no valid 'config' ({e})") from None
+    shapes = expected_shapes(config)
+    if set(tensors) != set(shapes):
+        raise ValueError(f"{name}: unexpected tensors {sorted(set(tensors) ^ set(shapes))}")
+    for key, shape in shapes.items():
+        if tensors[key].shape != shape:
+            raise ValueError(f"{name}: {key} has shape {tensors[key].shape}, expected {shape}")
+    w = {key: tensors[key].astype(np.float32) for key in shapes}
+
+    def pair(prefix):
+        return {"weight": w[prefix + ".weight"], "bias": w[prefix + ".bias"]}
+
+    params = {
+        "wte": w["transformer.wte.weight"],
+        "wpe": w["transformer.wpe.weight"],
+        "h": [{
+            "ln_1": pair(f"transformer.h.{i}.ln_1"),
+            "attn": {"c_attn": pair(f"transformer.h.{i}.attn.c_attn"), "c_proj": pair(f"transformer.h.{i}.attn.c_proj")},
+            "ln_2": pair(f"transformer.h.{i}.ln_2"),
+            "mlp": {"c_fc": pair(f"transformer.h.{i}.mlp.c_fc"), "c_proj": pair(f"transformer.h.{i}.mlp.c_proj")},
+        } for i in range(config.n_layer)],
+        "ln_f": pair("transformer.ln_f"),
+    }
+    return params, config, metadata

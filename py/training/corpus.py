@@ -1,0 +1,72 @@
+"""Read and normalise the training corpus: eight public-domain books from Project Gutenberg.
+
+The books are not part of this repository; every command takes ``--corpus DIR`` pointing at the
+folder of ``*.txt`` files described in its ``SOURCES.md`` (see ``weights/MODEL_CARD.md``).
+
+Normalisation maps the printed books onto what a visitor types into the figure:
+
+* hard-wrapped lines inside a paragraph are joined with one space; paragraphs are separated by
+  one blank line (``"\\n\\n"``); runs of spaces inside a line become one space;
+* curly quotes become straight ones (“ ” -> ``"``, ‘ ’ and the backtick -> ``'``), the em-dash
+  becomes ``--`` (the convention the ASCII books already use), the en-dash ``-``, the ellipsis ``...``;
+* editorial marks are dropped: ``_italics_`` underscores and ``[Illustration…]`` lines.
+
+Everything else (accented letters, æ, digits) is kept as it is.
+"""
+
+import re
+from pathlib import Path
+
+PUNCTUATION_MAP = str.maketrans({
+    "\u201c": '"', "\u201d": '"',  # “ ”
+    "\u2018": "'", "\u2019": "'", "`": "'",  # ‘ ’ `
+    "\u2014": "--",  # em-dash
+    "\u2013": "-",  # en-dash
+    "\u2026": "...",  # ellipsis
+    "_": None,  # italics markers
+})
+ILLUSTRATION = re.compile(r"\[Illustration[^\]]*\]", re.DOTALL)
+BLANK_LINES = re.compile(r"\n[ \t]*\n+")
+SPACES = re.compile(r"[ \t]+")
+
+
+def normalise(text):
+    """Return ``text`` (one book, str) normalised as described in the module docstring.
+
+    Example: ``normalise("“Oh\\ndear!”\\n\\n\\nsaid _she_")`` -> ``'"Oh dear!"\\n\\nsaid she\\n'``.
+    """
+    text = ILLUSTRATION.sub("", text.replace("\r\n", "\n")).translate(PUNCTUATION_MAP)
+    paragraphs = []
+    for block in BLANK_LINES.split(text):
+        paragraph = SPACES.sub(" ", " ".join(line.strip() for line in block.split("\n"))).strip()
+        if paragraph:
+            paragraphs.append(paragraph)
+    return "\n\n".join(paragraphs) + "\n"
+
+
+def split_book(text, validation_fraction):
+    """Split one normalised book into (train, validation) at a paragraph boundary.
+
+    The validation part is the last ``validation_fraction`` of the book's characters, moved
+    forward to the next paragraph start so that no paragraph is shared by the two parts.
+    """
+    cut = text.find("\n\n", int(len(text) * (1.0 - validation_fraction)))
+    cut = len(text) if cut < 0 else cut + 2
+    return text[:cut], text[cut:]
+
+
+def load_corpus(corpus_dir, validation_fraction=0.1):
+    """Read every ``*.txt`` book in ``corpus_dir`` (sorted by name), normalise it and split it.
+
+    Returns ``(train, validation)``: two lists of str, one entry per book, in the same order.
+    Raises FileNotFoundError if the folder holds no ``.txt`` file.
+    """
+    paths = sorted(Path(corpus_dir).glob("*.txt"))
+    if not paths:
+        raise FileNotFoundError(f"no *.txt books in {corpus_dir!s}; pass --corpus DIR (see weights/MODEL_CARD.md)")
+    train, validation = [], []
+    for path in paths:
+        book_train, book_validation = split_book(normalise(path.read_text(encoding="utf-8")), validation_fraction)
+        train.append(book_train)
+        validation.append(book_validation)
+    return train, validation

@@ -1,0 +1,120 @@
+"""Train the 2-layer toy GPT on the corpus, on the CPU, with a fixed seed.
+
+Usage (from ``py/``)::
+
+    python -m training.train --corpus ../../shared/corpus --tokenizer ../weights/tokenizer.json --out ../runs/ckpt.pt
+
+Batches are random windows of ``block_size + 1`` tokens from the training split (the first 90% of
+each book); the loss reported is the mean cross-entropy in nats per token, on the training split and
+on the held-out validation split (the last 10% of each book). AdamW, linear warm-up then cosine
+decay, as in nanoGPT's ``train.py``. The checkpoint holds the float32 ``state_dict``, the config and
+the loss history; ``training.export`` turns it into ``weights/model.safetensors``.
+"""
+
+import argparse
+import json
+import math
+import time
+
+import numpy as np
+import torch
+from tokenizers import Tokenizer
+
+from training.corpus import load_corpus
+from training.gpt import GPT, GPTConfig
+
+
+def encode_split(tokenizer, books):
+    """Token ids of a list of books, concatenated: 1-D int64 array."""
+    return np.concatenate([np.asarray(e.ids, dtype=np.int64) for e in tokenizer.encode_batch(books)])
+
+
+def get_batch(data, block_size, batch_size, generator):
+    """Random windows of ``data``: inputs and next-token targets, each (batch_size, block_size) int64."""
+    starts = torch.randint(len(data) - block_size - 1, (batch_size,), generator=generator)
+    x = torch.stack([torch.from_numpy(data[s:s + block_size]) for s in starts.tolist()])
+    y = torch.stack([torch.from_numpy(data[s + 1:s + 1 + block_size]) for s in starts.tolist()])
+    return x, y
+
+
+@torch.no_grad()
+def estimate_loss(model, splits, block_size, batch_size, eval_batches, seed):
+    """Mean cross-entropy (nats/token) per split over ``eval_batches`` fixed random batches."""
+    model.eval()
+    losses = {}
+    for name, data in splits.items():
+        generator = torch.Generator().manual_seed(seed)
+        losses[name] = float(np.mean([
+            model(*get_batch(data, block_size, batch_size, generator))[1].item() for _ in range(eval_batches)
+        ]))
+    model.train()
+    return losses
+
+
+def learning_rate(step, max_lr, min_lr, warmup, max_iters):
+    """Linear warm-up over ``warmup`` steps, then cosine decay from max_lr to min_lr."""
+    if step < warmup:
+        return max_lr * (step + 1) / warmup
+    progress = (step - warmup) / max(1, max_iters - warmup)
+    return min_lr + 0.5 * (max_lr - min_lr) * (1.0 + math.cos(math.pi * progress))
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Train the toy GPT on the CPU.")
+    parser.add_argument("--corpus", required=True, help="folder of the corpus books (*.txt)")
+    parser.add_argument("--tokenizer", required=True, help="tokenizer.json made by training.train_tokenizer")
+    parser.add_argument("--out", required=True, help="checkpoint to write (.pt)")
+    parser.add_argument("--seed", type=int, default=1337)
+    parser.add_argument("--max-iters", type=int, default=3000)
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--lr", type=float, default=3e-3)
+    parser.add_argument("--min-lr", type=float, default=3e-4)
+    parser.add_argument("--warmup", type=int, default=100)
+    parser.add_argument("--weight-decay", type=float, default=0.1)
+    parser.add_argument("--dropout", type=float, default=0.1)
+    parser.add_argument("--eval-interval", type=int, default=250)
+    parser.add_argument("--eval-batches", type=int, default=20)
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    tokenizer = Tokenizer.from_file(args.tokenizer)
+    train_books, validation_books = load_corpus(args.corpus)
+    splits = {"train": encode_split(tokenizer, train_books), "validation": encode_split(tokenizer, validation_books)}
+    print({name: len(data) for name, data in splits.items()}, "tokens")
+
+    config = GPTConfig(vocab_size=tokenizer.get_vocab_size(), dropout=args.dropout)
+    model = GPT(config)
+    print(f"{model.num_parameters():,} parameters")
+    decay = [p for p in model.parameters() if p.dim() >= 2]
+    no_decay = [p for p in model.parameters() if p.dim() < 2]
+    optimizer = torch.optim.AdamW(
+        [{"params": decay, "weight_decay": args.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
+        lr=args.lr, betas=(0.9, 0.99),
+    )
+    generator = torch.Generator().manual_seed(args.seed)
+    history = []
+    started = time.time()
+    for step in range(args.max_iters + 1):
+        if step % args.eval_interval == 0 or step == args.max_iters:
+            losses = estimate_loss(model, splits, config.block_size, args.batch_size, args.eval_batches, args.seed)
+            history.append({"step": step, "seconds": round(time.time() - started, 1), **losses})
+            print(history[-1], flush=True)
+        if step == args.max_iters:
+            break
+        for group in optimizer.param_groups:
+            group["lr"] = learning_rate(step, args.lr, args.min_lr, args.warmup, args.max_iters)
+        x, y = get_batch(splits["train"], config.block_size, args.batch_size, generator)
+        _, loss, _ = model(x, y)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+
+    torch.save({"model": model.state_dict(), "config": config.to_dict(), "args": vars(args), "history": history}, args.out)
+    print(json.dumps(history[-1]), f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

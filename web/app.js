@@ -1,0 +1,199 @@
+/* Attention, live: the page. Owns the view state, talks to the Python worker, exposes window.attentionLive.
+ *
+ *   loading ──(worker ready, default text drawn)──▶ ready ──(text edited)──▶ ready (newest result drawn)
+ *      │                                                    ▲        │
+ *      └──────────(any load failure)──▶ error               └────────┘ while one text is computed,
+ *                                                                     only the newest edit waits
+ */
+import { PythonWorker } from "./worker-client.js";
+import { drawChoices, drawTokens, drawWeights, markChoice } from "./figure-view.js";
+
+const root = document.documentElement;
+const el = {
+  text: document.getElementById("text"),
+  layers: document.getElementById("layers"),
+  heads: document.getElementById("heads"),
+  status: document.getElementById("status"),
+  notice: document.getElementById("notice"),
+  tokens: document.getElementById("tokens"),
+};
+const base = new URL("./", document.baseURI).href;
+
+const view = { result: null, layer: 1, head: 1, token: 0, config: null };
+const queue = { newest: null, requested: 0, shown: 0, busy: false, waiters: [] };
+let worker = null;
+let readyResolve, readyReject;
+const ready = new Promise((resolve, reject) => { readyResolve = resolve; readyReject = reject; });
+ready.catch(() => {}); // the page shows the error; callers of .ready still see the rejection
+
+function setStatus(text) {
+  el.status.textContent = text;
+}
+
+function fail(message) {
+  root.dataset.state = "error";
+  setStatus(message);
+  readyReject(new Error(message));
+}
+
+function afterPaint() {
+  return new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+}
+
+/** The attention row shown: probabilities that `token` gives keys 0..T-1 in the chosen layer and head. */
+function selectedRow(token = view.token) {
+  const { result } = view;
+  const T = result.shape[3];
+  const offset = (((view.layer - 1) * result.shape[1] + (view.head - 1)) * T + token) * T;
+  return result.attention.subarray(offset, offset + T);
+}
+
+function drawSelection(previewToken = null) {
+  markChoice(el.layers, view.layer);
+  markChoice(el.heads, view.head);
+  if (!view.result || view.result.ids.length === 0) return;
+  const token = previewToken ?? view.token;
+  drawWeights(el.tokens, selectedRow(token), token, previewToken !== null);
+  const label = view.result.labels[token];
+  setStatus(`Query «${label}» (token ${token + 1} of ${view.result.ids.length}) · layer ${view.layer}, head ${view.head} · computed live in this tab`);
+}
+
+function drawNotice(result) {
+  const parts = [];
+  if (result.charsDropped > 0) parts.push(`Only the last ${result.text.length.toLocaleString("en")} characters are used.`);
+  if (result.tokensDropped > 0) {
+    parts.push(`Showing the last ${result.ids.length} tokens, the model's context (block_size); ${result.tokensDropped} earlier tokens are not shown.`);
+  }
+  el.notice.textContent = parts.join(" ");
+  el.notice.hidden = parts.length === 0;
+}
+
+function show(result) {
+  view.result = result;
+  const T = result.ids.length;
+  view.token = T === 0 ? 0 : Math.min(view.token, T - 1);
+  drawTokens(el.tokens, result.labels, pickToken, (index) => drawSelection(index));
+  drawNotice(result);
+  if (T === 0) setStatus("Empty text: type a sentence to see how its tokens attend to each other.");
+  drawSelection();
+}
+
+async function resolveWaiters() {
+  await afterPaint();
+  const done = queue.waiters.filter((w) => w.seq <= queue.shown);
+  queue.waiters = queue.waiters.filter((w) => w.seq > queue.shown);
+  for (const waiter of done) waiter.resolve();
+}
+
+/* Coalescing: while one text is computed, only the newest edit waits; stale results are never drawn. */
+async function pump() {
+  if (queue.busy || queue.newest === null || worker === null || view.config === null) return;
+  const { seq, text } = queue.newest;
+  queue.newest = null;
+  queue.busy = true;
+  try {
+    const result = await worker.analyse(text);
+    if (seq === queue.requested) {
+      show(result);
+      queue.shown = seq;
+      resolveWaiters();
+    }
+  } catch (error) {
+    if (seq === queue.requested) {
+      setStatus(`This text could not be analysed: ${error.message}`);
+      queue.shown = seq;
+      resolveWaiters();
+    }
+  } finally {
+    queue.busy = false;
+    pump();
+  }
+}
+
+function submit(text) {
+  queue.requested += 1;
+  queue.newest = { seq: queue.requested, text };
+  const shown = new Promise((resolve) => queue.waiters.push({ seq: queue.requested, resolve }));
+  pump();
+  return shown;
+}
+
+function pickToken(index) {
+  view.token = index;
+  drawSelection();
+}
+
+function checkedNumber(value, low, high, name) {
+  if (!Number.isInteger(value) || value < low || value > high) {
+    throw new RangeError(`${name} must be an integer from ${low} to ${high}, got ${value}`);
+  }
+  return value;
+}
+
+const api = {
+  ready,
+  /** Replace the text; resolves once the page shows its tokens and attention. */
+  setText(text) {
+    el.text.value = String(text);
+    return submit(el.text.value);
+  },
+  /** Choose the view: layer and head 1-based as labelled, token 0-based among the shown tokens. */
+  async select({ layer = view.layer, head = view.head, token = view.token } = {}) {
+    await ready;
+    const T = view.result ? view.result.ids.length : 0;
+    view.layer = checkedNumber(layer, 1, view.config.n_layer, "layer");
+    view.head = checkedNumber(head, 1, view.config.n_head, "head");
+    view.token = T === 0 ? 0 : checkedNumber(token, 0, T - 1, "token");
+    drawSelection();
+    await afterPaint();
+  },
+  /** The view on screen: weights is the selected attention row (probabilities of keys 0..T-1). */
+  state() {
+    const result = view.result;
+    const T = result ? result.ids.length : 0;
+    return {
+      text: result ? result.text : el.text.value,
+      ids: result ? Array.from(result.ids) : [],
+      tokens: result ? Array.from(result.labels) : [],
+      layer: view.layer,
+      head: view.head,
+      token: T === 0 ? null : view.token,
+      weights: T === 0 ? [] : Array.from(selectedRow()),
+    };
+  },
+};
+
+function describeProgress({ stage, loaded, total }, manifest) {
+  if (stage === "python") return "Loading Python (Pyodide)…";
+  if (stage === "numpy") return "Loading numpy and the tokenizer…";
+  const megabytes = (manifest.model.bytes / 1e6).toFixed(1);
+  const percent = total ? ` ${Math.round((100 * loaded) / total)}%` : "";
+  return `Loading the model (≈${megabytes} MB)…${percent}`;
+}
+
+async function start() {
+  if (window.attentionLive) return; // a second start on the same page is a no-op
+  window.attentionLive = api;
+  try {
+    const manifest = await (await fetch(new URL("build.json", base))).json();
+    const defaultView = await (await fetch(new URL(manifest.default_view, base))).json();
+    if (el.text.value === "") el.text.value = defaultView.text;
+    view.layer = defaultView.layer;
+    view.head = defaultView.head;
+    view.token = defaultView.token;
+    el.text.addEventListener("input", () => submit(el.text.value));
+    setStatus(`Loading the model (≈${(manifest.model.bytes / 1e6).toFixed(1)} MB)…`);
+    worker = new PythonWorker(new URL("worker.js", base), (p) => setStatus(describeProgress(p, manifest)));
+    const { config } = await worker.init(base, manifest);
+    view.config = config;
+    drawChoices(el.layers, config.n_layer, (layer) => api.select({ layer }));
+    drawChoices(el.heads, config.n_head, (head) => api.select({ head }));
+    await submit(el.text.value);
+    root.dataset.state = "ready";
+    readyResolve();
+  } catch (error) {
+    fail(`The figure could not start: ${error.message}`);
+  }
+}
+
+start();

@@ -1,0 +1,82 @@
+/* Drawing the token chips. Labels are set as text content, never parsed as HTML.
+ *
+ *   chip:  [ ␣said ]   data-index="3"
+ *          [ 41.2% ]   data-weight="0.41204833984375"   (chips at or before the query)
+ *   later chips: class "masked", data-masked="true", no weight (causal attention)
+ */
+
+/** Replace the chips in `container` by one per label; `onPick(index)` on click, `onPreview(index|null)` on hover. */
+export function drawTokens(container, labels, onPick, onPreview) {
+  const chips = labels.map((label, index) => {
+    const chip = document.createElement("button");
+    chip.type = "button";
+    chip.className = "chip";
+    chip.dataset.index = String(index);
+    const text = document.createElement("span");
+    text.className = "label";
+    text.textContent = label;
+    const percent = document.createElement("span");
+    percent.className = "percent";
+    chip.append(text, percent);
+    chip.title = `token ${index}: ${label}`;
+    chip.addEventListener("click", () => onPick(index));
+    chip.addEventListener("mouseenter", () => onPreview(index));
+    chip.addEventListener("mouseleave", () => onPreview(null));
+    return chip;
+  });
+  if (chips.length === 0) {
+    const empty = document.createElement("p");
+    empty.className = "empty";
+    empty.textContent = "Type something above to see its tokens.";
+    container.replaceChildren(empty);
+  } else {
+    container.replaceChildren(...chips);
+  }
+}
+
+/** Show one attention row: `row` holds the weights (probabilities) of keys 0..T-1 for query `query`. */
+export function drawWeights(container, row, query, previewing) {
+  for (const chip of container.querySelectorAll(".chip")) {
+    const index = Number(chip.dataset.index);
+    const percent = chip.querySelector(".percent");
+    chip.classList.toggle("query", index === query && !previewing);
+    chip.classList.toggle("preview", index === query && previewing);
+    if (index <= query) {
+      const weight = row[index];
+      chip.classList.remove("masked");
+      delete chip.dataset.masked;
+      chip.dataset.weight = String(weight);
+      chip.style.setProperty("--weight", weight.toFixed(3));
+      chip.classList.toggle("strong", weight > 0.55);
+      percent.textContent = `${(weight * 100).toFixed(1)}%`;
+    } else {
+      chip.classList.add("masked");
+      chip.classList.remove("strong");
+      chip.dataset.masked = "true";
+      delete chip.dataset.weight;
+      chip.style.removeProperty("--weight");
+      percent.textContent = "masked";
+    }
+  }
+}
+
+/** Replace the buttons of a fieldset by 1..count; `onPick(n)` with the 1-based number clicked. */
+export function drawChoices(fieldset, count, onPick) {
+  const legend = fieldset.querySelector("legend");
+  const buttons = Array.from({ length: count }, (_, i) => {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = String(i + 1);
+    button.dataset.value = String(i + 1);
+    button.addEventListener("click", () => onPick(i + 1));
+    return button;
+  });
+  fieldset.replaceChildren(legend, ...buttons);
+}
+
+/** Mark the button for `value` (1-based) as pressed. */
+export function markChoice(fieldset, value) {
+  for (const button of fieldset.querySelectorAll("button")) {
+    button.setAttribute("aria-pressed", String(Number(button.dataset.value) === value));
+  }
+}

@@ -1,0 +1,113 @@
+/* Attention, live: the Web Worker that runs Python (Pyodide) off the page's main thread.
+ *
+ * Messages in:   {type: "init", base, manifest}        once; base is the page's folder URL, manifest build.json
+ *                {type: "analyse", id, text}           the visitor's text, passed to Python as data
+ * Messages out:  {type: "progress", stage, loaded, total}
+ *                {type: "ready", config}
+ *                {type: "result", id, text, ids, labels, tokensDropped, charsDropped,
+ *                 attention: Float32Array, shape: [n_layer, n_head, T, T]}  (attention transferred)
+ *                {type: "error", id?, message}         one sentence, never a traceback
+ */
+"use strict";
+
+let figure = null; // PyProxy of attention_live.figure.Figure, kept for the worker's life
+let pyodide = null;
+
+function post(message, transfer = []) {
+  self.postMessage(message, transfer);
+}
+
+async function fetchBytes(url, stage = null) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`could not download ${url} (HTTP ${response.status})`);
+  const total = Number(response.headers.get("Content-Length")) || 0;
+  const reader = response.body.getReader();
+  const chunks = [];
+  let loaded = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    loaded += value.length;
+    if (stage) post({ type: "progress", stage, loaded, total });
+  }
+  const bytes = new Uint8Array(loaded);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return bytes;
+}
+
+async function init(base, manifest) {
+  post({ type: "progress", stage: "python", loaded: 0, total: 0 });
+  importScripts(new URL(manifest.pyodide + "pyodide.js", base).href);
+  pyodide = await loadPyodide({ indexURL: new URL(manifest.pyodide, base).href });
+  post({ type: "progress", stage: "numpy", loaded: 0, total: 0 });
+  await pyodide.loadPackage(manifest.packages, { messageCallback: () => {} });
+  const micropip = pyodide.pyimport("micropip");
+  await micropip.install(new URL(manifest.wheel, base).href, { deps: false });
+  micropip.destroy();
+  const [modelBytes, tokenizerBytes] = await Promise.all([
+    fetchBytes(new URL(manifest.model.path, base), "model"),
+    fetchBytes(new URL(manifest.tokenizer.path, base)),
+  ]);
+  const Figure = pyodide.pyimport("attention_live.figure").Figure;
+  const modelPy = pyodide.toPy(modelBytes); // a Python memoryview holding a copy of the bytes
+  const tokenizerPy = pyodide.toPy(tokenizerBytes);
+  figure = Figure(modelPy, tokenizerPy);
+  for (const proxy of [Figure, modelPy, tokenizerPy]) proxy.destroy();
+  const configProxy = figure.config;
+  const config = {
+    n_layer: configProxy.n_layer, n_head: configProxy.n_head,
+    block_size: configProxy.block_size, vocab_size: configProxy.vocab_size,
+  };
+  configProxy.destroy();
+  post({ type: "ready", config });
+}
+
+function analyse(id, text) {
+  const result = figure.analyse(text);
+  try {
+    const get = (key) => result.get(key);
+    const idsProxy = get("ids");
+    const labelsProxy = get("labels");
+    const ids = idsProxy.toJs();
+    const labels = labelsProxy.toJs();
+    idsProxy.destroy();
+    labelsProxy.destroy();
+    let attention = new Float32Array(0);
+    let shape = [0, 0, 0, 0];
+    const attentionProxy = get("attention");
+    if (attentionProxy !== undefined && attentionProxy !== null) {
+      const buffer = attentionProxy.getBuffer("f32");
+      attention = buffer.data.slice(); // copy out of wasm memory before releasing it
+      shape = buffer.shape.slice();
+      buffer.release();
+      attentionProxy.destroy();
+    }
+    post({
+      type: "result", id, text: get("text"), ids, labels, attention, shape,
+      tokensDropped: get("tokens_dropped"), charsDropped: get("chars_dropped"),
+    }, [attention.buffer]);
+  } finally {
+    result.destroy();
+  }
+}
+
+function sentence(error) {
+  // Python errors carry a traceback; only its last line (the exception itself) is kept.
+  const lines = String(error && error.message ? error.message : error).trim().split("\n");
+  return lines[lines.length - 1];
+}
+
+self.onmessage = async (event) => {
+  const message = event.data;
+  try {
+    if (message.type === "init") await init(message.base, message.manifest);
+    else if (message.type === "analyse") analyse(message.id, message.text);
+  } catch (error) {
+    post({ type: "error", id: message.id, message: sentence(error) });
+  }
+};
