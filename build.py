@@ -110,7 +110,9 @@ def assemble_pyodide(target, pyodide_dir):
             shutil.copy2(Path(pyodide_dir) / name, target / name)
         lock = json.loads((target / "pyodide-lock.json").read_text())
         for name in PYODIDE_PACKAGES:
-            shutil.copy2(Path(pyodide_dir) / lock["packages"][name]["file_name"], target)
+            wheel = Path(pyodide_dir) / lock["packages"][name]["file_name"]
+            if wheel.exists():
+                shutil.copy2(wheel, target)
     else:
         with tarfile.open(fetch_pyodide_core()) as tar:
             for name in PYODIDE_CORE_FILES:

@@ -16,6 +16,7 @@ const el = {
   status: document.getElementById("status"),
   notice: document.getElementById("notice"),
   tokens: document.getElementById("tokens"),
+  modelSize: document.getElementById("model-size"),
 };
 const base = new URL("./", document.baseURI).href;
 
@@ -186,6 +187,7 @@ async function start() {
     worker = new PythonWorker(new URL("worker.js", base), (p) => setStatus(describeProgress(p, manifest)));
     const { config } = await worker.init(base, manifest);
     view.config = config;
+    el.modelSize.textContent = `tiny ${config.n_layer}-layer, ${config.n_head}-head`;
     drawChoices(el.layers, config.n_layer, (layer) => api.select({ layer }));
     drawChoices(el.heads, config.n_head, (head) => api.select({ head }));
     await submit(el.text.value);

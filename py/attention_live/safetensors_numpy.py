@@ -54,10 +54,13 @@ def load(buffer, name="model.safetensors"):
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()):
         raise ValueError(f"{name}: __metadata__ must map str to str")
 
+    bad = [k for k, v in header.items() if not isinstance(v, dict)]
+    if bad:
+        raise ValueError(f"{name}: header entry {bad[0]!r} is not an object")
     data = view[8 + header_len:]
     tensors = {}
     expected_begin = 0
-    for tensor_name, info in sorted(header.items(), key=lambda item: item[1].get("data_offsets", [0])[0]):
+    for tensor_name, info in sorted(header.items(), key=lambda item: list(item[1].get("data_offsets", [0]))):
         dtype = DTYPES.get(info.get("dtype"))
         if dtype is None:
             raise ValueError(f"{name}: tensor {tensor_name!r} has unsupported dtype {info.get('dtype')!r}")

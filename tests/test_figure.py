@@ -1,0 +1,66 @@
+"""What the page receives for a text: tokens, labels and attention, cut to the model's context."""
+
+import hashlib
+
+import numpy as np
+import pytest
+from tokenizers import Tokenizer as ReferenceTokenizer
+
+from attention_live.figure import MAX_TEXT_CHARS, Figure
+from conftest import WEIGHTS
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return ReferenceTokenizer.from_file(str(WEIGHTS / "tokenizer.json"))
+
+
+def test_short_text(figure, reference):
+    text = 'Then the Queen turned to Alice and said, "Off with her head!"'
+    result = figure.analyse(text)
+    assert result["ids"] == reference.encode(text).ids
+    assert result["tokens_dropped"] == 0 and result["chars_dropped"] == 0
+    T = len(result["ids"])
+    assert result["attention"].shape == (figure.config.n_layer, figure.config.n_head, T, T)
+    assert "".join(result["labels"]).replace("\u2423", " ") == text
+
+
+def test_text_longer_than_the_context_keeps_its_last_block_size_tokens(figure, reference):
+    text = "Alice was beginning to get very tired of sitting by her sister on the bank. " * 20
+    result = figure.analyse(text)
+    all_ids = reference.encode(text).ids
+    block_size = figure.config.block_size
+    assert result["ids"] == all_ids[-block_size:]
+    assert result["tokens_dropped"] == len(all_ids) - block_size
+    assert result["attention"].shape[2:] == (block_size, block_size)
+
+
+def test_only_the_last_characters_are_tokenized(figure, reference):
+    text = "x" * 10 + "a" * (MAX_TEXT_CHARS + 5)
+    result = figure.analyse(text)
+    assert result["chars_dropped"] == 15 and result["text"] == "a" * MAX_TEXT_CHARS
+    assert result["ids"] == reference.encode("a" * MAX_TEXT_CHARS).ids[-figure.config.block_size:]
+
+
+def test_empty_text(figure):
+    result = figure.analyse("")
+    assert result["ids"] == [] and result["labels"] == [] and result["attention"] is None
+
+
+def test_lone_surrogate_becomes_replacement_character(figure, reference):
+    result = figure.analyse("a\ud83db")
+    assert result["text"] == "a\ufffdb"
+    assert result["ids"] == reference.encode("a\ufffdb").ids
+
+
+def test_one_token_gives_one(figure):
+    result = figure.analyse("A")
+    assert np.all(result["attention"] == np.float32(1.0))
+
+
+def test_tokenizer_that_does_not_match_the_model_is_refused():
+    model = (WEIGHTS / "model.safetensors").read_bytes()
+    tokenizer = (WEIGHTS / "tokenizer.json").read_bytes()
+    assert hashlib.sha256(tokenizer).hexdigest() in model[:4096].decode("latin-1")
+    with pytest.raises(ValueError, match="does not match"):
+        Figure(model, tokenizer + b" ")

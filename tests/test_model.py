@@ -1,0 +1,95 @@
+"""The numpy forward pass: parity with the committed PyTorch fixtures, and the laws of attention."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from attention_live.model import gpt, load_gpt, softmax
+from conftest import FIXTURES, WEIGHTS
+
+
+@pytest.fixture(scope="module")
+def model():
+    params, config, _ = load_gpt((WEIGHTS / "model.safetensors").read_bytes())
+    return params, config
+
+
+def assert_close(ours, reference, tolerance, what):
+    worst = float(np.max(np.abs(ours - reference)))
+    print(f"{what}: largest difference {worst:.3g} (tolerance {tolerance})")
+    assert worst <= tolerance, f"{what}: largest difference {worst:.3g} exceeds {tolerance}"
+
+
+def test_parity_with_pytorch_fixtures(model):
+    params, config = model
+    fixture = np.load(FIXTURES / "parity.npz", allow_pickle=False)
+    count = len([k for k in fixture.files if k.startswith("ids_")])
+    assert count >= 3 and any(len(fixture[f"ids_{i}"]) == config.block_size for i in range(count))
+    for i in range(count):
+        attention, logits = gpt(fixture[f"ids_{i}"], params, config, logits=f"logits_{i}" in fixture.files)
+        assert attention.dtype == np.float32
+        assert_close(attention, fixture[f"attention_{i}"], 1e-5, f"attention {i}")
+        if logits is not None:
+            assert logits.dtype == np.float32 and logits.shape == (len(fixture[f"ids_{i}"]), config.vocab_size)
+            assert_close(logits, fixture[f"logits_{i}"], 1e-4, f"logits {i}")
+
+
+def check_attention_laws(attention, T):
+    assert attention.shape[2:] == (T, T) and attention.dtype == np.float32
+    assert np.all(np.isfinite(attention))
+    np.testing.assert_allclose(attention.sum(axis=-1), 1.0, atol=1e-5)
+    above = np.triu(np.ones((T, T), dtype=bool), k=1)
+    assert np.all(attention[..., above] == 0.0), "attention above the diagonal must be exactly 0"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_rows_are_probabilities_and_causal(model, data):
+    params, config = model
+    T = data.draw(st.integers(1, config.block_size))
+    ids = data.draw(st.lists(st.integers(0, config.vocab_size - 1), min_size=T, max_size=T))
+    attention, logits = gpt(ids, params, config)
+    assert logits is None
+    check_attention_laws(attention, T)
+
+
+def test_one_token_attends_only_to_itself(model):
+    params, config = model
+    attention, _ = gpt([42], params, config)
+    assert attention.shape == (config.n_layer, config.n_head, 1, 1)
+    assert np.all(attention == np.float32(1.0))
+
+
+def test_same_input_same_numbers(model):
+    params, config = model
+    ids = list(range(100, 140))
+    np.testing.assert_array_equal(gpt(ids, params, config)[0], gpt(ids, params, config)[0])
+
+
+@pytest.mark.parametrize("ids, message", [([], "T=0"), ("long", "block_size is"), ([10**6], "token ids")])
+def test_bad_input_is_refused(model, ids, message):
+    params, config = model
+    if ids == "long":
+        ids = [1] * (config.block_size + 1)
+    with pytest.raises(ValueError, match=message):
+        gpt(ids, params, config)
+
+
+def test_softmax_subtracts_the_max():
+    x = np.array([[1000.0, 1000.0], [-1000.0, 0.0]], dtype=np.float32)
+    np.testing.assert_allclose(softmax(x), [[0.5, 0.5], [0.0, 1.0]])
+
+
+def test_wrong_shapes_are_refused():
+    from safetensors.numpy import save
+
+    from attention_live.safetensors_numpy import load
+
+    tensors, metadata = load((WEIGHTS / "model.safetensors").read_bytes())
+    tensors = dict(tensors)
+    tensors["transformer.wpe.weight"] = tensors["transformer.wpe.weight"][:5]
+    with pytest.raises(ValueError, match=r"transformer.wpe.weight has shape \(5,"):
+        load_gpt(save(tensors, metadata=metadata))
+    del tensors["transformer.ln_f.bias"]
+    with pytest.raises(ValueError, match="unexpected tensors"):
+        load_gpt(save(tensors, metadata=metadata))

@@ -1,0 +1,193 @@
+"""The figure in headless Chromium: typed text, clicked tokens and switched heads show CPython's numbers.
+
+Uses Debian's chromium (launched by path; ``playwright install`` cannot download here), serves
+``dist/`` on 127.0.0.1, waits on the page's ``data-state`` (never a sleep), and fails on any page
+error, console error, dialog or request to another origin, the worker's requests included.
+"""
+
+import json
+import threading
+
+import numpy as np
+import pytest
+from playwright.sync_api import sync_playwright
+
+import build
+from conftest import WEIGHTS
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+TOLERANCE = 1e-4
+
+
+class FigurePage:
+    """The page object: what a visitor sees and does, and the contract of data attributes."""
+
+    def __init__(self, page):
+        self.page = page
+
+    def open(self, url):
+        self.page.goto(url)
+        self.page.wait_for_selector("html:not([data-state='loading'])", state="attached", timeout=120_000)
+        assert self.page.evaluate("document.documentElement.dataset.state") == "ready", self.status()
+
+    def wait_until(self, predicate, arg):
+        """Wait, frame by frame, until the JS function ``predicate`` holds for ``arg`` (the page's CSP
+        forbids the string evaluation behind Playwright's wait_for_function)."""
+        self.page.evaluate(f"""arg => new Promise((resolve, reject) => {{
+            const predicate = {predicate};
+            const deadline = performance.now() + 60000;
+            const check = () => predicate(arg) ? resolve()
+                : performance.now() > deadline ? reject(new Error("timed out waiting for {predicate}"))
+                : requestAnimationFrame(check);
+            check();
+        }})""", arg)
+
+    def status(self):
+        return self.page.locator("#status").text_content()
+
+    def state(self):
+        return self.page.evaluate("window.attentionLive.state()")
+
+    def type(self, text):
+        box = self.page.locator("#text")
+        box.fill("")
+        box.press_sequentially(text)
+        self.wait_until("t => window.attentionLive.state().text === t", text)
+
+    def set_text(self, text):
+        self.page.evaluate("t => window.attentionLive.setText(t)", text)
+
+    def select(self, **view):
+        self.page.evaluate("v => window.attentionLive.select(v)", view)
+
+    def click_token(self, index):
+        self.page.locator(f".chip[data-index='{index}']").click()
+        self.wait_until("i => window.attentionLive.state().token === i", index)
+
+    def click_choice(self, group, number):
+        self.page.locator(f"#{group} button[data-value='{number}']").click()
+        self.wait_until(f"n => window.attentionLive.state().{group[:-1]} === n", number)
+
+    def chips(self):
+        return self.page.eval_on_selector_all(".chip", """chips => chips.map(c => ({
+            index: Number(c.dataset.index), weight: c.dataset.weight, masked: c.dataset.masked === "true",
+            label: c.querySelector(".label").textContent, percent: c.querySelector(".percent").textContent}))""")
+
+
+@pytest.fixture(scope="module")
+def origin():
+    if not (build.DIST / "build.json").exists():
+        build.build()
+    server = build.make_server(0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser_page(origin):
+    problems, requests = [], []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = browser.new_context()
+        context.on("request", lambda r: requests.append(r.url))
+        page = context.new_page()
+        page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+        page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+        page.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
+        figure_page = FigurePage(page)
+        figure_page.open(origin + "/")
+        yield figure_page, problems, requests
+        browser.close()
+    assert not problems, problems
+    foreign = [url for url in requests if not url.startswith(origin + "/") and not url.startswith("data:")]
+    assert not foreign, f"requests left the page's origin: {foreign}"
+    assert any(url.endswith(".wasm") for url in requests), "the worker's requests were not observed"
+
+
+def expected_row(figure, text, layer, head, token):
+    return figure.analyse(text)["attention"][layer - 1, head - 1, token]
+
+
+def check_view(figure_page, figure):
+    """The view on screen equals CPython's: ids, labels, the selected row, and every chip."""
+    state = figure_page.state()
+    result = figure.analyse(state["text"])
+    assert state["ids"] == result["ids"] and state["tokens"] == result["labels"]
+    row = expected_row(figure, state["text"], state["layer"], state["head"], state["token"])
+    worst = float(np.max(np.abs(np.asarray(state["weights"]) - row)))
+    print(f"largest difference from CPython: {worst:.3g}")
+    assert worst <= TOLERANCE
+    chips = figure_page.chips()
+    assert [c["index"] for c in chips] == list(range(len(result["ids"])))
+    assert [c["label"] for c in chips] == result["labels"]
+    for chip in chips:
+        if chip["index"] <= state["token"]:
+            assert not chip["masked"] and abs(float(chip["weight"]) - row[chip["index"]]) <= TOLERANCE
+            assert chip["percent"] == f"{row[chip['index']] * 100:.1f}%"
+        else:
+            assert chip["masked"] and chip["weight"] is None
+    return state
+
+
+def test_default_view_tells_the_story(browser_page, figure):
+    figure_page, _, _ = browser_page
+    default = json.loads((WEIGHTS / "default_view.json").read_text(encoding="utf-8"))
+    state = check_view(figure_page, figure)
+    assert state["text"] == default["text"]
+    assert (state["layer"], state["head"], state["token"]) == (default["layer"], default["head"], default["token"])
+    assert state["tokens"][state["token"]] == "\u2423said" and state["tokens"][default["key"]] == "\u2423Alice"
+    said_to_alice = figure.analyse(default["text"])["attention"][:, :, default["token"], default["key"]]  # [layer, head]
+    assert said_to_alice[default["layer"] - 1, default["head"] - 1] == said_to_alice.max()
+    assert abs(state["weights"][default["key"]] - default["weight"]) <= TOLERANCE
+
+
+def test_typing_clicking_and_switching(browser_page, figure):
+    figure_page, _, _ = browser_page
+    figure_page.type('The Mock Turtle sighed, and Alice said "Go on!"\n\tthen')
+    check_view(figure_page, figure)
+    figure_page.click_token(4)
+    check_view(figure_page, figure)
+    for layer, head in [(2, 1), (1, 3), (2, 4)]:
+        figure_page.click_choice("layers", layer)
+        figure_page.click_choice("heads", head)
+        state = check_view(figure_page, figure)
+        assert (state["layer"], state["head"], state["token"]) == (layer, head, 4)
+
+
+def test_text_longer_than_the_context(browser_page, figure):
+    figure_page, _, _ = browser_page
+    figure_page.set_text("Alice was beginning to get very tired of sitting by her sister on the bank. " * 20)
+    block_size = figure.config.block_size
+    figure_page.select(layer=2, head=3, token=block_size - 1)
+    state = check_view(figure_page, figure)
+    assert len(state["ids"]) == block_size
+    notice = figure_page.page.locator("#notice")
+    assert notice.is_visible() and f"last {block_size} tokens" in notice.text_content()
+
+
+def test_markup_is_shown_as_text(browser_page, figure):
+    figure_page, _, _ = browser_page
+    figure_page.set_text("<img src=x onerror=alert(1)> Tom & Jerry")
+    check_view(figure_page, figure)
+    assert figure_page.page.locator("#tokens img").count() == 0
+    labels = "".join(c["label"] for c in figure_page.chips())
+    assert labels == "<img\u2423src=x\u2423onerror=alert(1)>\u2423Tom\u2423&\u2423Jerry"
+
+
+def test_whitespace_and_partial_characters_are_visible(browser_page, figure):
+    figure_page, _, _ = browser_page
+    figure_page.set_text("a\r\n\tb  \U0001f44d")
+    state = check_view(figure_page, figure)
+    assert all(label.strip() for label in state["tokens"]), state["tokens"]
+
+
+def test_empty_text_gives_an_empty_state(browser_page):
+    figure_page, _, _ = browser_page
+    figure_page.set_text("")
+    state = figure_page.state()
+    assert state["ids"] == [] and state["weights"] == [] and state["token"] is None
+    assert figure_page.page.locator("#tokens .empty").is_visible()
+    assert figure_page.page.evaluate("document.documentElement.dataset.state") == "ready"
