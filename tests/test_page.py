@@ -181,6 +181,7 @@ def test_whitespace_and_partial_characters_are_visible(browser_page, figure):
     figure_page, _, _ = browser_page
     figure_page.set_text("a\r\n\tb  \U0001f44d")
     state = check_view(figure_page, figure)
+    assert state["text"] == "a\r\n\tb  \U0001f44d"
     assert all(label.strip() for label in state["tokens"]), state["tokens"]
 
 

@@ -135,8 +135,9 @@ const api = {
   ready,
   /** Replace the text; resolves once the page shows its tokens and attention. */
   setText(text) {
-    el.text.value = String(text);
-    return submit(el.text.value);
+    const value = String(text);
+    el.text.value = value; // the box shows it with line breaks normalised; the figure gets it as given
+    return submit(value);
   },
   /** Choose the view: layer and head 1-based as labelled, token 0-based among the shown tokens. */
   async select({ layer = view.layer, head = view.head, token = view.token } = {}) {

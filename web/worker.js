@@ -67,30 +67,32 @@ async function init(base, manifest) {
   post({ type: "ready", config });
 }
 
+function takeList(proxy) {
+  const list = proxy.toJs();
+  proxy.destroy();
+  return list;
+}
+
+/* Attention crosses as one flat Float32Array plus its shape, copied out of wasm memory. */
+function takeArray(proxy) {
+  if (proxy === undefined || proxy === null) return { data: new Float32Array(0), shape: [0, 0, 0, 0] };
+  const buffer = proxy.getBuffer("f32");
+  const array = { data: buffer.data.slice(), shape: buffer.shape.slice() };
+  buffer.release();
+  proxy.destroy();
+  return array;
+}
+
 function analyse(id, text) {
   const result = figure.analyse(text);
   try {
-    const get = (key) => result.get(key);
-    const idsProxy = get("ids");
-    const labelsProxy = get("labels");
-    const ids = idsProxy.toJs();
-    const labels = labelsProxy.toJs();
-    idsProxy.destroy();
-    labelsProxy.destroy();
-    let attention = new Float32Array(0);
-    let shape = [0, 0, 0, 0];
-    const attentionProxy = get("attention");
-    if (attentionProxy !== undefined && attentionProxy !== null) {
-      const buffer = attentionProxy.getBuffer("f32");
-      attention = buffer.data.slice(); // copy out of wasm memory before releasing it
-      shape = buffer.shape.slice();
-      buffer.release();
-      attentionProxy.destroy();
-    }
+    const attention = takeArray(result.get("attention"));
     post({
-      type: "result", id, text: get("text"), ids, labels, attention, shape,
-      tokensDropped: get("tokens_dropped"), charsDropped: get("chars_dropped"),
-    }, [attention.buffer]);
+      type: "result", id, text: result.get("text"),
+      ids: takeList(result.get("ids")), labels: takeList(result.get("labels")),
+      attention: attention.data, shape: attention.shape,
+      tokensDropped: result.get("tokens_dropped"), charsDropped: result.get("chars_dropped"),
+    }, [attention.data.buffer]);
   } finally {
     result.destroy();
   }
