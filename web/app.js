@@ -22,7 +22,7 @@ const base = new URL("./", document.baseURI).href;
 
 const view = { result: null, layer: 1, head: 1, token: 0, config: null };
 const queue = { newest: null, requested: 0, shown: 0, busy: false, waiters: [] };
-let worker = null;
+let worker = null; // the PythonWorker, once it is ready
 let readyResolve, readyReject;
 const ready = new Promise((resolve, reject) => { readyResolve = resolve; readyReject = reject; });
 ready.catch(() => {}); // the page shows the error; callers of .ready still see the rejection
@@ -88,7 +88,7 @@ async function resolveWaiters() {
 
 /* Coalescing: while one text is computed, only the newest edit waits; stale results are never drawn. */
 async function pump() {
-  if (queue.busy || queue.newest === null || worker === null || view.config === null) return;
+  if (queue.busy || queue.newest === null || worker === null) return;
   const { seq, text } = queue.newest;
   queue.newest = null;
   queue.busy = true;
@@ -165,12 +165,13 @@ const api = {
   },
 };
 
-function describeProgress({ stage, loaded, total }, manifest) {
-  if (stage === "python") return "Loading Python (Pyodide)…";
-  if (stage === "numpy") return "Loading numpy and the tokenizer…";
-  const megabytes = (manifest.model.bytes / 1e6).toFixed(1);
-  const percent = total ? ` ${Math.round((100 * loaded) / total)}%` : "";
-  return `Loading the model (≈${megabytes} MB)…${percent}`;
+const loading = { stage: "python", percent: 0 }; // what the worker last reported
+
+function describeLoading({ stage, loaded, total }, manifest) {
+  if (stage === "model") loading.percent = total ? Math.round((100 * loaded) / total) : 0;
+  else loading.stage = stage;
+  const step = loading.stage === "python" ? "Starting Python (Pyodide)" : "Loading numpy and the tokenizer";
+  return `${step}… · loading the model (≈${(manifest.model.bytes / 1e6).toFixed(1)} MB): ${loading.percent}%`;
 }
 
 async function start() {
@@ -178,19 +179,21 @@ async function start() {
   window.attentionLive = api;
   try {
     const manifest = await (await fetch(new URL("build.json", base))).json();
-    const defaultView = await (await fetch(new URL(manifest.default_view, base))).json();
-    if (el.text.value === "") el.text.value = defaultView.text;
+    const defaultView = manifest.default_view; // its text is already in the box (build.py put it there)
     view.layer = defaultView.layer;
     view.head = defaultView.head;
     view.token = defaultView.token;
     el.text.addEventListener("input", () => submit(el.text.value));
     setStatus(`Loading the model (≈${(manifest.model.bytes / 1e6).toFixed(1)} MB)…`);
-    worker = new PythonWorker(new URL("worker.js", base), (p) => setStatus(describeProgress(p, manifest)));
-    const { config } = await worker.init(base, manifest);
+    const { config } = manifest;
     view.config = config;
     el.modelSize.textContent = `tiny ${config.n_layer}-layer, ${config.n_head}-head`;
     drawChoices(el.layers, config.n_layer, (layer) => api.select({ layer }));
     drawChoices(el.heads, config.n_head, (head) => api.select({ head }));
+    drawSelection();
+    const python = new PythonWorker(new URL("worker.js", base), (p) => setStatus(describeLoading(p, manifest)));
+    await python.init(base, manifest);
+    worker = python;
     await submit(el.text.value);
     root.dataset.state = "ready";
     readyResolve();

@@ -14,7 +14,7 @@ export class PythonWorker {
     this.worker.onerror = (event) => this.fail(event.message || "the Python worker could not start");
   }
 
-  /** Load Pyodide, numpy, the project wheel and the model. Resolves with {config}. */
+  /** Load Pyodide, numpy, the project wheel and the model. Resolves once analyse() can be called. */
   init(base, manifest) {
     return new Promise((resolve, reject) => {
       this.readyHandlers = { resolve, reject };

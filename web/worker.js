@@ -3,7 +3,7 @@
  * Messages in:   {type: "init", base, manifest}        once; base is the page's folder URL, manifest build.json
  *                {type: "analyse", id, text}           the visitor's text, passed to Python as data
  * Messages out:  {type: "progress", stage, loaded, total}
- *                {type: "ready", config}
+ *                {type: "ready"}
  *                {type: "result", id, text, ids, labels, tokensDropped, charsDropped,
  *                 attention: Float32Array, shape: [n_layer, n_head, T, T]}  (attention transferred)
  *                {type: "error", id?, message}         one sentence, never a traceback
@@ -42,6 +42,11 @@ async function fetchBytes(url, stage = null) {
 
 async function init(base, manifest) {
   post({ type: "progress", stage: "python", loaded: 0, total: 0 });
+  const files = Promise.all([ // downloaded while Python starts
+    fetchBytes(new URL(manifest.model.path, base), "model"),
+    fetchBytes(new URL(manifest.tokenizer.path, base)),
+  ]);
+  files.catch(() => {}); // a failure is reported where it is awaited, below
   importScripts(new URL(manifest.pyodide + "pyodide.js", base).href);
   pyodide = await loadPyodide({ indexURL: new URL(manifest.pyodide, base).href });
   post({ type: "progress", stage: "numpy", loaded: 0, total: 0 });
@@ -49,22 +54,13 @@ async function init(base, manifest) {
   const micropip = pyodide.pyimport("micropip");
   await micropip.install(new URL(manifest.wheel, base).href, { deps: false });
   micropip.destroy();
-  const [modelBytes, tokenizerBytes] = await Promise.all([
-    fetchBytes(new URL(manifest.model.path, base), "model"),
-    fetchBytes(new URL(manifest.tokenizer.path, base)),
-  ]);
+  const [modelBytes, tokenizerBytes] = await files;
   const Figure = pyodide.pyimport("attention_live.figure").Figure;
   const modelPy = pyodide.toPy(modelBytes); // a Python memoryview holding a copy of the bytes
   const tokenizerPy = pyodide.toPy(tokenizerBytes);
   figure = Figure(modelPy, tokenizerPy);
   for (const proxy of [Figure, modelPy, tokenizerPy]) proxy.destroy();
-  const configProxy = figure.config;
-  const config = {
-    n_layer: configProxy.n_layer, n_head: configProxy.n_head,
-    block_size: configProxy.block_size, vocab_size: configProxy.vocab_size,
-  };
-  configProxy.destroy();
-  post({ type: "ready", config });
+  post({ type: "ready" });
 }
 
 function takeList(proxy) {
