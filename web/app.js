@@ -35,6 +35,7 @@ function fail(message) {
   root.dataset.state = "error";
   setStatus(message);
   readyReject(new Error(message));
+  for (const waiter of queue.waiters.splice(0)) waiter.reject(new Error(message));
 }
 
 function afterPaint() {
@@ -61,7 +62,9 @@ function drawSelection(previewToken = null) {
 
 function drawNotice(result) {
   const parts = [];
-  if (result.charsDropped > 0) parts.push(`Only the last ${result.text.length.toLocaleString("en")} characters are used.`);
+  if (result.charsDropped > 0) {
+    parts.push(`Only the last ${Array.from(result.text).length.toLocaleString("en")} characters are used.`); // code points, as Python counts
+  }
   if (result.tokensDropped > 0) {
     parts.push(`Showing the last ${result.ids.length} tokens, the model's context (block_size); ${result.tokensDropped} earlier tokens are not shown.`);
   }
@@ -69,11 +72,23 @@ function drawNotice(result) {
   el.notice.hidden = parts.length === 0;
 }
 
+/* The query stays on its token while the text up to it is unchanged; otherwise it follows the
+ * typing to the last token. The first result keeps the default view's query. */
+function queryAfter(previous, result) {
+  const T = result.ids.length;
+  if (T === 0) return 0;
+  if (view.token >= T) return T - 1;
+  if (previous === null) return view.token;
+  const unchanged = previous.ids.length > view.token
+    && previous.ids.slice(0, view.token + 1).every((id, i) => id === result.ids[i]);
+  return unchanged ? view.token : T - 1;
+}
+
 function show(result) {
+  view.token = queryAfter(view.result, result);
   view.result = result;
   const T = result.ids.length;
-  view.token = T === 0 ? 0 : Math.min(view.token, T - 1);
-  drawTokens(el.tokens, result.labels, pickToken, (index) => drawSelection(index));
+  drawTokens(el.tokens, result.labels, result.ids, pickToken, (index) => drawSelection(index));
   drawNotice(result);
   if (T === 0) setStatus("Empty text: type a sentence to see how its tokens attend to each other.");
   drawSelection();
@@ -112,9 +127,10 @@ async function pump() {
 }
 
 function submit(text) {
+  if (root.dataset.state === "error") return Promise.reject(new Error(el.status.textContent));
   queue.requested += 1;
   queue.newest = { seq: queue.requested, text };
-  const shown = new Promise((resolve) => queue.waiters.push({ seq: queue.requested, resolve }));
+  const shown = new Promise((resolve, reject) => queue.waiters.push({ seq: queue.requested, resolve, reject }));
   pump();
   return shown;
 }
@@ -126,7 +142,7 @@ function pickToken(index) {
 
 function checkedNumber(value, low, high, name) {
   if (!Number.isInteger(value) || value < low || value > high) {
-    throw new RangeError(`${name} must be an integer from ${low} to ${high}, got ${value}`);
+    throw new RangeError(`${name} must be an integer from ${low} to ${high}, got ${JSON.stringify(value)}`);
   }
   return value;
 }
@@ -135,9 +151,9 @@ const api = {
   ready,
   /** Replace the text; resolves once the page shows its tokens and attention. */
   setText(text) {
-    const value = String(text);
-    el.text.value = value; // the box shows it with line breaks normalised; the figure gets it as given
-    return submit(value);
+    if (typeof text !== "string") return Promise.reject(new TypeError(`setText needs a string, got ${typeof text}`));
+    el.text.value = text; // the box shows it with line breaks normalised; the figure gets it as given
+    return submit(text);
   },
   /** Choose the view: layer and head 1-based as labelled, token 0-based among the shown tokens. */
   async select({ layer = view.layer, head = view.head, token = view.token } = {}) {

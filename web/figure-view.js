@@ -2,11 +2,18 @@
  *
  *   chip:  [ ␣said ]   data-index="3"
  *          [ 41.2% ]   data-weight="0.41204833984375"   (chips at or before the query)
- *   later chips: class "masked", data-masked="true", no weight (causal attention)
+ *   later chips: class "masked", data-masked="true", no weight, hatched (causal attention)
  */
 
+const PARTIAL = /\u27e8[0-9A-F]{2}( [0-9A-F]{2})*\u27e9/; // ⟨C3 A9⟩: bytes of a character split across tokens
+
+function describe(label, index, id) {
+  const partial = PARTIAL.test(label) ? " · ⟨hex⟩ are UTF-8 bytes of a character that this token holds only part of" : "";
+  return `token ${index} (id ${id}): ${label}${partial}`;
+}
+
 /** Replace the chips in `container` by one per label; `onPick(index)` on click, `onPreview(index|null)` on hover. */
-export function drawTokens(container, labels, onPick, onPreview) {
+export function drawTokens(container, labels, ids, onPick, onPreview) {
   const chips = labels.map((label, index) => {
     const chip = document.createElement("button");
     chip.type = "button";
@@ -18,7 +25,7 @@ export function drawTokens(container, labels, onPick, onPreview) {
     const percent = document.createElement("span");
     percent.className = "percent";
     chip.append(text, percent);
-    chip.title = `token ${index}: ${label}`;
+    chip.title = describe(label, index, ids[index]);
     chip.addEventListener("click", () => onPick(index));
     chip.addEventListener("mouseenter", () => onPreview(index));
     chip.addEventListener("mouseleave", () => onPreview(null));
@@ -55,7 +62,7 @@ export function drawWeights(container, row, query, previewing) {
       chip.dataset.masked = "true";
       delete chip.dataset.weight;
       chip.style.removeProperty("--weight");
-      percent.textContent = "masked";
+      percent.textContent = "";
     }
   }
 }
