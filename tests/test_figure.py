@@ -64,3 +64,16 @@ def test_tokenizer_that_does_not_match_the_model_is_refused():
     assert hashlib.sha256(tokenizer).hexdigest() in model[:4096].decode("latin-1")
     with pytest.raises(ValueError, match="does not match"):
         Figure(model, tokenizer + b" ")
+
+
+def test_edits_reuse_the_cache_and_match_a_fresh_run(figure):
+    """Append, edit near the start, shorten, repeat: each view equals a fresh Figure's full run."""
+    files = (WEIGHTS / "model.safetensors").read_bytes(), (WEIGHTS / "tokenizer.json").read_bytes()
+    base = "Alice was beginning to get very tired of sitting by her sister on the bank"
+    texts = [base, base + ",", base + ", and", "Then" + base[5:], base[:20], base[:20], base * 3, base * 3 + "!"]
+    for text in texts:
+        got = figure.analyse(text)["attention"]
+        want = Figure(*files).analyse(text)["attention"]
+        assert got.shape == want.shape
+        assert float(np.max(np.abs(got - want))) <= 1e-5, text
+    np.testing.assert_array_equal(figure.analyse(texts[-1])["attention"], got)

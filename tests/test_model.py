@@ -26,7 +26,7 @@ def test_parity_with_pytorch_fixtures(model):
     count = len([k for k in fixture.files if k.startswith("ids_")])
     assert count >= 3 and any(len(fixture[f"ids_{i}"]) == config.block_size for i in range(count))
     for i in range(count):
-        attention, logits = gpt(fixture[f"ids_{i}"], params, config, logits=f"logits_{i}" in fixture.files)
+        attention, logits, _ = gpt(fixture[f"ids_{i}"], params, config, logits=f"logits_{i}" in fixture.files)
         assert attention.dtype == np.float32
         assert_close(attention, fixture[f"attention_{i}"], 1e-5, f"attention {i}")
         if logits is not None:
@@ -48,14 +48,14 @@ def test_rows_are_probabilities_and_causal(model, data):
     params, config = model
     T = data.draw(st.integers(1, config.block_size))
     ids = data.draw(st.lists(st.integers(0, config.vocab_size - 1), min_size=T, max_size=T))
-    attention, logits = gpt(ids, params, config)
+    attention, logits, _ = gpt(ids, params, config)
     assert logits is None
     check_attention_laws(attention, T)
 
 
 def test_one_token_attends_only_to_itself(model):
     params, config = model
-    attention, _ = gpt([42], params, config)
+    attention = gpt([42], params, config).attention
     assert attention.shape == (config.n_layer, config.n_head, 1, 1)
     assert np.all(attention == np.float32(1.0))
 
@@ -63,7 +63,7 @@ def test_one_token_attends_only_to_itself(model):
 def test_same_input_same_numbers(model):
     params, config = model
     ids = list(range(100, 140))
-    np.testing.assert_array_equal(gpt(ids, params, config)[0], gpt(ids, params, config)[0])
+    np.testing.assert_array_equal(gpt(ids, params, config).attention, gpt(ids, params, config).attention)
 
 
 @pytest.mark.parametrize("ids, message", [([], "T=0"), ("long", "block_size is"), ([10**6], "token ids")])
@@ -93,3 +93,18 @@ def test_wrong_shapes_are_refused():
     del tensors["transformer.ln_f.bias"]
     with pytest.raises(ValueError, match="unexpected tensors"):
         load_gpt(save(tensors, metadata=metadata))
+
+
+@pytest.mark.parametrize("P", [1, 17, 127])
+def test_kv_cache_gives_the_rows_of_a_full_run(model, P):
+    params, config = model
+    ids = np.random.default_rng(P).integers(0, config.vocab_size, config.block_size)
+    full = gpt(ids, params, config, logits=True)
+    past = [(k[:, :P], v[:, :P]) for k, v in gpt(ids[:P], params, config).present]
+    cached = gpt(ids, params, config, logits=True, past=past)
+    assert cached.attention.shape == (config.n_layer, config.n_head, config.block_size - P, config.block_size)
+    assert_close(cached.attention, full.attention[:, :, P:], 1e-5, f"attention from P={P}")
+    assert_close(cached.logits, full.logits[P:], 1e-4, f"logits from P={P}")
+    for (k, v), (k_full, v_full) in zip(cached.present, full.present):
+        assert_close(k, k_full, 1e-5, "keys")
+        assert_close(v, v_full, 1e-5, "values")

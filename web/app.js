@@ -66,7 +66,8 @@ function drawNotice(result) {
     parts.push(`Only the last ${Array.from(result.text).length.toLocaleString("en")} characters are used.`); // code points, as Python counts
   }
   if (result.tokensDropped > 0) {
-    parts.push(`Showing the last ${result.ids.length} tokens, the model's context (block_size); ${result.tokensDropped} earlier tokens are not shown.`);
+    const earlier = result.tokensDropped === 1 ? "1 earlier token is" : `${result.tokensDropped} earlier tokens are`;
+    parts.push(`Showing the last ${result.ids.length} tokens, the model's context (block_size); ${earlier} not shown.`);
   }
   el.notice.textContent = parts.join(" ");
   el.notice.hidden = parts.length === 0;

@@ -7,6 +7,8 @@ the visitor's text as an argument (never as source code) on every edit.
 import hashlib
 import re
 
+import numpy as np
+
 from attention_live.labels import token_label
 from attention_live.model import gpt, load_gpt
 from attention_live.tokenizer import Tokenizer
@@ -16,7 +18,11 @@ LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # from JS strings; UTF-8 cannot 
 
 
 class Figure:
-    """The tokenizer and model, loaded once.
+    """The tokenizer and model, loaded once, and the KV cache of the last text analysed.
+
+    Each call reuses the keys and values of the tokens that the previous text shares at its start,
+    so appending a character computes one or two rows, and an edit the rows from the first changed
+    token on (see ``model.gpt``).
 
     Args:
         model_bytes: the ``model.safetensors`` file (bytes-like).
@@ -34,6 +40,28 @@ class Figure:
         self.tokenizer = Tokenizer.from_json(bytes(tokenizer_json).decode("utf-8"))
         if self.tokenizer.vocab_size != self.config.vocab_size:
             raise ValueError(f"tokenizer.json has {self.tokenizer.vocab_size} tokens, the model {self.config.vocab_size}")
+        self.labels = [token_label(b) for b in self.tokenizer.token_bytes]  # token id -> chip label
+        L, H, B = self.config.n_layer, self.config.n_head, self.config.block_size
+        self._ids = []  # the shown ids of the last call
+        self._present = []  # their KV cache: per layer (keys, values) [n_head, len(_ids), head size]
+        self._attention = np.zeros((L, H, B, B), dtype=np.float32)  # their rows, in [:, :, :T, :T]
+
+    def attention(self, ids):
+        """Attention probabilities float32 [n_layer, n_head, T, T] for ``ids`` (1 <= T <= block_size),
+        computed from the first token that differs from the previous call's ids."""
+        P = 0
+        while P < min(len(ids), len(self._ids)) and ids[P] == self._ids[P]:
+            P += 1
+        T = len(ids)
+        if P == T:  # nothing new: the rows are already there
+            self._present = [(k[:, :T], v[:, :T]) for k, v in self._present]
+        else:
+            past = [(k[:, :P], v[:, :P]) for k, v in self._present] if P else None
+            forward = gpt(ids, self.params, self.config, past=past)
+            self._attention[:, :, P:T, :T] = forward.attention
+            self._present = forward.present
+        self._ids = list(ids)
+        return np.ascontiguousarray(self._attention[:, :, :T, :T])
 
     def analyse(self, text):
         """Tokenize ``text`` (str) and run the model on its last ``block_size`` tokens.
@@ -47,18 +75,16 @@ class Figure:
             tokens_dropped: tokens before the shown ones (int);
             attention: float32 [n_layer, n_head, T, T] probabilities, or None for empty text.
         """
-        text = LONE_SURROGATE.sub("\ufffd", text)
         chars_dropped = max(0, len(text) - MAX_TEXT_CHARS)
-        text = text[chars_dropped:]
+        text = LONE_SURROGATE.sub("\ufffd", text[chars_dropped:])
         ids = self.tokenizer.encode(text)
         tokens_dropped = max(0, len(ids) - self.config.block_size)
         ids = ids[tokens_dropped:]
-        attention = gpt(ids, self.params, self.config)[0] if ids else None
         return {
             "text": text,
             "chars_dropped": chars_dropped,
             "ids": ids,
-            "labels": [token_label(self.tokenizer.token_bytes[i]) for i in ids],
+            "labels": [self.labels[i] for i in ids],
             "tokens_dropped": tokens_dropped,
-            "attention": attention,
+            "attention": self.attention(ids) if ids else None,
         }

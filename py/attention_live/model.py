@@ -9,10 +9,15 @@ Attention, as in "Attention Is All You Need" (Vaswani et al. 2017, eq. 1): each 
 scored against every earlier token's key by a dot product divided by sqrt(d_k); a causal mask
 hides later tokens; a softmax turns each row of scores into probabilities; the output is that
 weighted blend of the value vectors.
+
+KV cache: a token's key and value depend only on the tokens up to it, so once computed they never
+change. ``gpt(..., past=...)`` takes the keys and values of an unchanged prefix and computes only the
+rows of the tokens after it; the figure uses this so that typing recomputes only what changed.
 """
 
 import json
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -53,31 +58,44 @@ def ffn(x, c_fc, c_proj):  # [T, C] -> [T, C], the position-wise MLP
     return linear(gelu(linear(x, **c_fc)), **c_proj)
 
 
-def attention(q, k, v):  # [nh, T, hs] x3 -> ([nh, T, hs], probabilities [nh, T, T])
-    T, head_size = q.shape[1], q.shape[2]
-    causal_mask = (1 - np.tri(T, dtype=np.float32)) * MASKED  # [T, T], 0 on and below the diagonal
-    scores = q @ k.transpose(0, 2, 1) / np.float32(np.sqrt(head_size)) + causal_mask  # [nh, T, T]
+def attention(q, k, v):  # [nh, Tq, hs], [nh, T, hs], [nh, T, hs] -> ([nh, Tq, hs], probabilities [nh, Tq, T])
+    Tq, T, head_size = q.shape[1], k.shape[1], q.shape[2]
+    # the queries are the last Tq of the T positions (Tq < T when earlier keys come from a KV cache)
+    causal_mask = (1 - np.tri(Tq, T, k=T - Tq, dtype=np.float32)) * MASKED  # [Tq, T], 0 where key <= query
+    scores = q @ k.transpose(0, 2, 1) / np.float32(np.sqrt(head_size)) + causal_mask  # [nh, Tq, T]
     probabilities = softmax(scores)
     return probabilities @ v, probabilities
 
 
-def causal_self_attention(x, c_attn, c_proj, n_head):  # [T, C] -> ([T, C], [nh, T, T])
-    T, C = x.shape  # sequence length, n_embd
-    q, k, v = np.split(linear(x, **c_attn), 3, axis=-1)  # 3 x [T, C]
-    q, k, v = (m.reshape(T, n_head, C // n_head).transpose(1, 0, 2) for m in (q, k, v))  # 3 x [nh, T, hs]
-    y, probabilities = attention(q, k, v)  # [nh, T, hs], [nh, T, T]
-    y = y.transpose(1, 0, 2).reshape(T, C)  # heads side by side again
-    return linear(y, **c_proj), probabilities
+def causal_self_attention(x, c_attn, c_proj, n_head, past=None):
+    # [Tq, C], past ([nh, P, hs], [nh, P, hs]) or None -> ([Tq, C], [nh, Tq, P+Tq], ([nh, P+Tq, hs], [nh, P+Tq, hs]))
+    Tq, C = x.shape  # new positions, n_embd
+    q, k, v = np.split(linear(x, **c_attn), 3, axis=-1)  # 3 x [Tq, C]
+    q, k, v = (m.reshape(Tq, n_head, C // n_head).transpose(1, 0, 2) for m in (q, k, v))  # 3 x [nh, Tq, hs]
+    if past is not None:
+        k = np.concatenate([past[0], k], axis=1)  # [nh, P+Tq, hs]
+        v = np.concatenate([past[1], v], axis=1)  # [nh, P+Tq, hs]
+    y, probabilities = attention(q, k, v)  # [nh, Tq, hs], [nh, Tq, P+Tq]
+    y = y.transpose(1, 0, 2).reshape(Tq, C)  # heads side by side again
+    return linear(y, **c_proj), probabilities, (k, v)
 
 
-def transformer_block(x, ln_1, attn, ln_2, mlp, n_head):  # [T, C] -> ([T, C], [nh, T, T])
-    a, probabilities = causal_self_attention(layer_norm(x, **ln_1), **attn, n_head=n_head)
+def transformer_block(x, ln_1, attn, ln_2, mlp, n_head, past=None):  # [Tq, C] -> ([Tq, C], [nh, Tq, T], (k, v))
+    a, probabilities, present = causal_self_attention(layer_norm(x, **ln_1), **attn, n_head=n_head, past=past)
     x = x + a
     x = x + ffn(layer_norm(x, **ln_2), **mlp)
-    return x, probabilities
+    return x, probabilities, present
 
 
-def gpt(ids, params, config, logits=False):
+class Forward(NamedTuple):
+    """What ``gpt`` returns for the positions it computed (P..T-1; P = 0 without a KV cache)."""
+
+    attention: np.ndarray  # float32 [n_layer, n_head, T-P, T]: row i holds query P+i's probabilities over keys 0..T-1
+    logits: np.ndarray | None  # float32 [T-P, vocab_size] next-token logits, or None unless asked for
+    present: list  # per layer (keys, values), each float32 [n_head, T, head size]: the KV cache for a later call
+
+
+def gpt(ids, params, config, logits=False, past=None):
     """Run the model on one sequence of token ids.
 
     Args:
@@ -85,28 +103,36 @@ def gpt(ids, params, config, logits=False):
         params: the weight tree from ``load_gpt`` (float32 arrays).
         config: GPTConfig.
         logits: also compute next-token logits (the costly [T, vocab_size] head).
+        past: None, or the ``present`` of an earlier call whose ids began with ``ids[:P]``, cut to
+            those P positions (keys and values [n_head, P, head size]); then only positions P..T-1
+            are computed, and their numbers equal a full run's up to float32 rounding.
     Returns:
-        (attention, logits): attention is float32 [n_layer, n_head, T, T], row t holding the
-        probabilities that query t gives keys 0..t (each row sums to 1; 0 above the diagonal);
-        logits is float32 [T, vocab_size] (unnormalised log-probabilities) or None.
+        Forward(attention, logits, present): attention is float32 [n_layer, n_head, T-P, T], row i
+        holding the probabilities that query P+i gives keys 0..T-1 (each row sums to 1; exactly 0
+        for keys after the query); logits float32 [T-P, vocab_size] (unnormalised log-probabilities)
+        or None; present the KV cache of all T positions.
     Raises:
-        ValueError: T is 0 or more than block_size, or an id is out of range.
+        ValueError: T is 0 or more than block_size, an id is out of range, or P >= T.
     """
     ids = np.asarray(ids, dtype=np.int64)
     T = len(ids)
+    P = 0 if past is None else past[0][0].shape[1]  # positions already in the KV cache
     if not 1 <= T <= config.block_size:
         raise ValueError(f"cannot forward T={T} tokens, block_size is {config.block_size}")
     if ids.min() < 0 or ids.max() >= config.vocab_size:
         raise ValueError(f"token ids must be in [0, {config.vocab_size})")
-    x = params["wte"][ids] + params["wpe"][:T]  # [T, C]
-    attention_per_layer = []
-    for block in params["h"]:
-        x, probabilities = transformer_block(x, **block, n_head=config.n_head)
+    if P >= T:
+        raise ValueError(f"the KV cache holds {P} positions, leaving none of T={T} to compute")
+    x = params["wte"][ids[P:]] + params["wpe"][P:T]  # [T-P, C]
+    attention_per_layer, present = [], []
+    for i, block in enumerate(params["h"]):
+        x, probabilities, kv = transformer_block(x, **block, n_head=config.n_head, past=None if past is None else past[i])
         attention_per_layer.append(probabilities)
+        present.append(kv)
     out = None
     if logits:
-        out = layer_norm(x, **params["ln_f"]) @ params["wte"].T  # [T, vocab_size], head tied to wte
-    return np.stack(attention_per_layer), out
+        out = layer_norm(x, **params["ln_f"]) @ params["wte"].T  # [T-P, vocab_size], head tied to wte
+    return Forward(np.stack(attention_per_layer), out, present)
 
 
 def expected_shapes(config):

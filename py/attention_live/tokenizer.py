@@ -74,6 +74,7 @@ def merge_pair(ids, pair, new_id):
 
 NO_MERGE = (float("inf"), -1)  # sorts after every learned merge's (rank, id)
 CACHE_SIZE = 50_000  # pieces remembered between calls; the cache is emptied when it is full
+CACHE_PIECE_CHARS = 64  # longer pieces (runs of letters without a space) are not remembered
 
 
 class Tokenizer:
@@ -159,9 +160,11 @@ class Tokenizer:
         for piece in split_text(text):
             cached = self._cache.get(piece)
             if cached is None:
-                if len(self._cache) >= CACHE_SIZE:
-                    self._cache.clear()
-                cached = self._cache[piece] = self._encode_piece(piece)
+                cached = self._encode_piece(piece)
+                if len(piece) <= CACHE_PIECE_CHARS:
+                    if len(self._cache) >= CACHE_SIZE:
+                        self._cache.clear()
+                    self._cache[piece] = cached
             ids.extend(cached)
         return ids
 
