@@ -77,3 +77,16 @@ def test_edits_reuse_the_cache_and_match_a_fresh_run(figure):
         assert got.shape == want.shape
         assert float(np.max(np.abs(got - want))) <= 1e-5, text
     np.testing.assert_array_equal(figure.analyse(texts[-1])["attention"], got)
+
+
+def test_precomputed_default_view_is_the_models(figure):
+    """The numbers the page draws before Python starts are the model's, to 6 decimals."""
+    import json
+
+    view = json.loads((WEIGHTS / "default_view.json").read_text(encoding="utf-8"))
+    result = figure.analyse(view["text"])
+    assert view["precomputed"]["ids"] == result["ids"] and view["precomputed"]["labels"] == result["labels"]
+    np.testing.assert_allclose(np.array(view["precomputed"]["attention"]), result["attention"], atol=1e-6)
+    said_to_alice = result["attention"][:, :, view["token"], view["key"]]
+    assert said_to_alice[view["layer"] - 1, view["head"] - 1] == said_to_alice.max()
+    assert abs(said_to_alice.max() - view["weight"]) <= 5e-5

@@ -6,84 +6,21 @@ error, console error, dialog or request to another origin, the worker's requests
 """
 
 import json
-import threading
 
 import numpy as np
 import pytest
 from playwright.sync_api import sync_playwright
 
-import build
 from conftest import WEIGHTS
+from figure_page import CHROMIUM, CHROMIUM_ARGS, FigurePage, serve_dist
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
 TOLERANCE = 1e-4
-
-
-class FigurePage:
-    """The page object: what a visitor sees and does, and the contract of data attributes."""
-
-    def __init__(self, page):
-        self.page = page
-
-    def open(self, url):
-        self.page.goto(url)
-        self.page.wait_for_selector("html:not([data-state='loading'])", state="attached", timeout=120_000)
-        assert self.page.evaluate("document.documentElement.dataset.state") == "ready", self.status()
-
-    def wait_until(self, predicate, arg):
-        """Wait, frame by frame, until the JS function ``predicate`` holds for ``arg`` (the page's CSP
-        forbids the string evaluation behind Playwright's wait_for_function)."""
-        self.page.evaluate(f"""arg => new Promise((resolve, reject) => {{
-            const predicate = {predicate};
-            const deadline = performance.now() + 60000;
-            const check = () => predicate(arg) ? resolve()
-                : performance.now() > deadline ? reject(new Error("timed out waiting for {predicate}"))
-                : requestAnimationFrame(check);
-            check();
-        }})""", arg)
-
-    def status(self):
-        return self.page.locator("#status").text_content()
-
-    def state(self):
-        return self.page.evaluate("window.attentionLive.state()")
-
-    def type(self, text):
-        box = self.page.locator("#text")
-        box.fill("")
-        box.press_sequentially(text)
-        self.wait_until("t => window.attentionLive.state().text === t", text)
-
-    def set_text(self, text):
-        self.page.evaluate("t => window.attentionLive.setText(t)", text)
-
-    def select(self, **view):
-        self.page.evaluate("v => window.attentionLive.select(v)", view)
-
-    def click_token(self, index):
-        self.page.locator(f".chip[data-index='{index}']").click()
-        self.wait_until("i => window.attentionLive.state().token === i", index)
-
-    def click_choice(self, group, number):
-        self.page.locator(f"#{group} button[data-value='{number}']").click()
-        self.wait_until(f"n => window.attentionLive.state().{group[:-1]} === n", number)
-
-    def chips(self):
-        return self.page.eval_on_selector_all(".chip", """chips => chips.map(c => ({
-            index: Number(c.dataset.index), weight: c.dataset.weight, masked: c.dataset.masked === "true",
-            label: c.querySelector(".label").textContent, percent: c.querySelector(".percent").textContent}))""")
 
 
 @pytest.fixture(scope="module")
 def origin():
-    if not (build.DIST / "build.json").exists():
-        build.build()
-    server = build.make_server(0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with serve_dist() as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -139,9 +76,10 @@ def test_default_view_tells_the_story(browser_page, figure):
     assert state["text"] == default["text"]
     assert (state["layer"], state["head"], state["token"]) == (default["layer"], default["head"], default["token"])
     assert state["tokens"][state["token"]] == "\u2423said" and state["tokens"][default["key"]] == "\u2423Alice"
-    said_to_alice = figure.analyse(default["text"])["attention"][:, :, default["token"], default["key"]]  # [layer, head]
-    assert said_to_alice[default["layer"] - 1, default["head"] - 1] == said_to_alice.max()
     assert abs(state["weights"][default["key"]] - default["weight"]) <= TOLERANCE
+    assert "computed live in this tab" in figure_page.status()
+    marks = figure_page.page.evaluate("['first-paint', 'live'].map(n => performance.getEntriesByName('attention-live:' + n).length)")
+    assert marks == [1, 1]
 
 
 def test_query_stays_while_the_text_before_it_is_unchanged(browser_page, figure):

@@ -57,11 +57,13 @@ function drawSelection(previewToken = null) {
   const token = previewToken ?? view.token;
   drawWeights(el.tokens, selectedRow(token), token, previewToken !== null);
   const label = view.result.labels[token];
-  setStatus(`Query «${label}» (token ${token + 1} of ${view.result.ids.length}) · layer ${view.layer}, head ${view.head} · computed live in this tab`);
+  const source = view.result.precomputed ? "precomputed at build time" : "computed live in this tab";
+  setStatus(`Query «${label}» (token ${token + 1} of ${view.result.ids.length}) · layer ${view.layer}, head ${view.head} · ${source}`);
 }
 
 function drawNotice(result) {
   const parts = [];
+  if (result.precomputed) parts.push("This view was computed when the figure was built; the live model is still loading.");
   if (result.charsDropped > 0) {
     parts.push(`Only the last ${Array.from(result.text).length.toLocaleString("en")} characters are used.`); // code points, as Python counts
   }
@@ -102,16 +104,28 @@ async function resolveWaiters() {
   for (const waiter of done) waiter.resolve();
 }
 
+/* Update latency, for the benchmark: from the input event to the frame that shows its result. */
+const UPDATE_MEASURE = "attention-live:update";
+let updateMeasures = 0;
+
+function measureUpdate(inputTime) {
+  requestAnimationFrame(() => {
+    if (++updateMeasures % 1000 === 0) performance.clearMeasures(UPDATE_MEASURE); // bounded over long use
+    performance.measure(UPDATE_MEASURE, { start: inputTime, end: performance.now() });
+  });
+}
+
 /* Coalescing: while one text is computed, only the newest edit waits; stale results are never drawn. */
 async function pump() {
   if (queue.busy || queue.newest === null || worker === null) return;
-  const { seq, text } = queue.newest;
+  const { seq, text, inputTime } = queue.newest;
   queue.newest = null;
   queue.busy = true;
   try {
     const result = await worker.analyse(text);
     if (seq === queue.requested) {
       show(result);
+      if (inputTime !== undefined) measureUpdate(inputTime);
       queue.shown = seq;
       resolveWaiters();
     }
@@ -127,10 +141,10 @@ async function pump() {
   }
 }
 
-function submit(text) {
+function submit(text, inputTime = undefined) {
   if (root.dataset.state === "error") return Promise.reject(new Error(el.status.textContent));
   queue.requested += 1;
-  queue.newest = { seq: queue.requested, text };
+  queue.newest = { seq: queue.requested, text, inputTime };
   const shown = new Promise((resolve, reject) => queue.waiters.push({ seq: queue.requested, resolve, reject }));
   pump();
   return shown;
@@ -191,6 +205,22 @@ function describeLoading({ stage, loaded, total }, manifest) {
   return `${step}… · loading the model (≈${(manifest.model.bytes / 1e6).toFixed(1)} MB): ${loading.percent}%`;
 }
 
+/* Until Python runs, the default sentence is drawn from numbers that build.py took from the model. */
+function showPrecomputed(defaultView, config) {
+  const { ids, labels, attention } = defaultView.precomputed;
+  const T = ids.length;
+  show({
+    text: defaultView.text, ids, labels, attention: Float32Array.from(attention.flat(3)),
+    shape: [config.n_layer, config.n_head, T, T], tokensDropped: 0, charsDropped: 0, precomputed: true,
+  });
+}
+
+function forgetPrecomputed() {
+  view.result = null;
+  el.tokens.replaceChildren();
+  el.notice.hidden = true;
+}
+
 async function start() {
   if (window.attentionLive) return; // a second start on the same page is a no-op
   window.attentionLive = api;
@@ -200,19 +230,25 @@ async function start() {
     view.layer = defaultView.layer;
     view.head = defaultView.head;
     view.token = defaultView.token;
-    el.text.addEventListener("input", () => submit(el.text.value));
+    el.text.addEventListener("input", (event) => {
+      if (view.result?.precomputed) forgetPrecomputed();
+      submit(el.text.value, event.timeStamp);
+    });
     setStatus(`Loading the model (≈${(manifest.model.bytes / 1e6).toFixed(1)} MB)…`);
     const { config } = manifest;
     view.config = config;
     el.modelSize.textContent = `tiny ${config.n_layer}-layer, ${config.n_head}-head`;
     drawChoices(el.layers, config.n_layer, (layer) => api.select({ layer }));
     drawChoices(el.heads, config.n_head, (head) => api.select({ head }));
-    drawSelection();
+    showPrecomputed(defaultView, config);
+    await afterPaint();
+    performance.mark("attention-live:first-paint");
     const python = new PythonWorker(new URL("worker.js", base), (p) => setStatus(describeLoading(p, manifest)));
     await python.init(base, manifest);
     worker = python;
     await submit(el.text.value);
     root.dataset.state = "ready";
+    performance.mark("attention-live:live");
     readyResolve();
   } catch (error) {
     fail(`The figure could not start: ${error.message}`);
