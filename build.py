@@ -4,6 +4,7 @@ build   assemble ``dist/``: the page (web/), the weights, self-hosted Pyodide 0.
         numpy, micropip and packaging wheels, and the project's own package as a wheel.
 serve   build, then serve ``dist/`` on http://127.0.0.1:PORT/ (static files only).
 test    install what the tests need (pip packages, Debian's chromium), build, run pytest.
+bench   build, then run tests/benchmark.py in headless Chromium (needs what ``test`` installs).
 
 Pinned downloads, fetched with the ordinary clients into ``.cache/`` (ignored by git) so that a
 rebuild needs no network:
@@ -213,10 +214,10 @@ def install_test_requirements():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", nargs="?", default="build", choices=("build", "serve", "test"))
+    parser.add_argument("command", nargs="?", default="build", choices=("build", "serve", "test", "bench"))
     parser.add_argument("--pyodide-dir", help=f"use a full Pyodide {PYODIDE_VERSION} distribution from this folder")
     parser.add_argument("--port", type=int, default=8000, help="port for serve (default 8000)")
-    parser.add_argument("pytest_args", nargs="*", help="with test: extra pytest arguments")
+    parser.add_argument("pytest_args", nargs="*", help="with test: extra pytest arguments; with bench: benchmark arguments")
     args = parser.parse_args()
     try:
         if args.command == "test":
@@ -228,6 +229,8 @@ def main():
         serve(args.port)
     elif args.command == "test":
         sys.exit(subprocess.call([sys.executable, "-m", "pytest", str(ROOT / "tests"), *args.pytest_args], cwd=ROOT))
+    elif args.command == "bench":
+        sys.exit(subprocess.call([sys.executable, str(ROOT / "tests" / "benchmark.py"), *args.pytest_args], cwd=ROOT))
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ that keep it off the network; ``dist/`` is served on 127.0.0.1 by build.py's own
 """
 
 import contextlib
+import json
 import threading
 
 import build
@@ -32,7 +33,7 @@ class FigurePage:
             const predicate = {predicate};
             const deadline = performance.now() + 60000;
             const check = () => predicate(arg) ? resolve()
-                : performance.now() > deadline ? reject(new Error("timed out waiting for {predicate}"))
+                : performance.now() > deadline ? reject(new Error({json.dumps("timed out waiting for " + predicate)}))
                 : requestAnimationFrame(check);
             check();
         }})""", arg)

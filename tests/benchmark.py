@@ -1,0 +1,286 @@
+"""The figure's benchmark: start-up, update latency, bytes, memory and Python speed, in headless Chromium.
+
+Run it with ``python3 build.py bench`` (builds dist/ first). Every figure is measured in one run on
+this machine: medians and 95th percentiles over repeated trials. The page reports its own times
+through the User Timing API (see web/app.js):
+
+* ``attention-live:first-paint``: the default sentence's figure is on screen (precomputed numbers);
+* ``attention-live:live``: the first live attention from Python is on screen (``data-state=ready``);
+* ``attention-live:update``: one measure per edit, from the input event's timestamp to the next
+  animation frame after the new attention was drawn.
+
+Prints a table and writes a JSON report (``--report``, default ``dist/benchmark.json``).
+"""
+
+import argparse
+import datetime
+import json
+import platform
+import statistics
+import sys
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "py"), str(ROOT), str(Path(__file__).resolve().parent)]
+
+from attention_live.figure import Figure  # noqa: E402
+from attention_live.timing import encode_ms, forward_ms, sample_text  # noqa: E402
+from figure_page import CHROMIUM, CHROMIUM_ARGS, FigurePage, serve_dist  # noqa: E402
+
+BENCH_ARGS = [*CHROMIUM_ARGS, "--enable-precise-memory-info", "--js-flags=--expose-gc"]
+TOKEN_COUNTS = (8, 32, 64, 128)
+UPDATE = "attention-live:update"
+TARGETS_MS = {"append": 16.0, "edit_start": 50.0, "paste": 50.0}
+
+
+def summary(values):
+    """Median and 95th percentile (nearest rank) of a list of numbers, rounded to 0.1."""
+    ordered = sorted(values)
+    p95 = ordered[min(len(ordered) - 1, int(round(0.95 * len(ordered) + 0.5)) - 1)]
+    return {"median": round(statistics.median(ordered), 1), "p95": round(p95, 1), "n": len(ordered)}
+
+
+def mark_time(page, name):
+    """Start time (ms since navigation) of the page's performance mark ``attention-live:<name>``."""
+    return page.evaluate("n => performance.getEntriesByName('attention-live:' + n)[0].startTime", name)
+
+
+def measure_startup(browser, origin, runs):
+    """Cold (fresh profile) and warm (same profile, second visit) start-up times, and cold bytes per file."""
+    cold_live, cold_paint, warm_live, warm_paint = [], [], [], []
+    bytes_per_file = {}
+    for run in range(runs):
+        context = browser.new_context()  # a fresh profile: empty HTTP cache
+        requests = []
+        context.on("requestfinished", lambda request: requests.append(request))
+        page = context.new_page()
+        figure_page = FigurePage(page)
+        figure_page.open(origin + "/")
+        cold_live.append(mark_time(page, "live"))
+        cold_paint.append(mark_time(page, "first-paint"))
+        if run == 0:
+            for request in requests:
+                name = request.url.removeprefix(origin + "/") or "index.html"
+                bytes_per_file[name] = request.sizes()["responseBodySize"]
+        figure_page.open(origin + "/")  # the second visit in the same profile: warm cache
+        warm_live.append(mark_time(page, "live"))
+        warm_paint.append(mark_time(page, "first-paint"))
+        context.close()
+    return {
+        "cold_to_live_ms": summary(cold_live), "warm_to_live_ms": summary(warm_live),
+        "cold_first_paint_ms": summary(cold_paint), "warm_first_paint_ms": summary(warm_paint),
+    }, {"files": dict(sorted(bytes_per_file.items())), "total": sum(bytes_per_file.values())}
+
+
+def text_of_tokens(figure, count, seed=0):
+    """A text of exactly ``count`` tokens (whole words of sample text, then full stops)."""
+    words = sample_text(figure.tokenizer, 4000, seed=seed).split(" ")
+    text = ""
+    for word in words[1:]:
+        longer = text + " " + word
+        if len(figure.tokenizer.encode(longer)) > count:
+            break
+        text = longer
+    while len(figure.tokenizer.encode(text)) < count:
+        text += "."
+    return text
+
+
+class UpdateBench:
+    """Drives real input events and reads the page's own update measures."""
+
+    def __init__(self, figure_page):
+        self.figure_page = figure_page
+        self.page = figure_page.page
+
+    def latest(self):
+        """The newest update measure as {start, duration} (ms), or start -1 if there is none."""
+        return self.page.evaluate(f"""() => {{
+            const last = performance.getEntriesByName('{UPDATE}').at(-1);
+            return last ? {{ start: last.startTime, duration: last.duration }} : {{ start: -1, duration: 0 }};
+        }}""")
+
+    def edit(self, action, expected):
+        """Run ``action`` (which fires one input event) and return the update time it measured (ms)."""
+        before = self.latest()["start"]
+        action()
+        self.figure_page.wait_until(f"""([t, before]) => window.attentionLive.state().text === t
+            && (performance.getEntriesByName('{UPDATE}').at(-1)?.startTime ?? -1) > before""", [expected, before])
+        return self.latest()["duration"]
+
+    def caret(self, start, end):
+        self.page.evaluate("([s, e]) => { const box = document.getElementById('text'); box.focus(); box.setSelectionRange(s, e); }",
+                           [start, end])
+
+    def append(self, text):
+        self.figure_page.set_text(text)
+        self.caret(len(text), len(text))
+        return self.edit(lambda: self.page.keyboard.type("s"), text + "s")
+
+    def edit_start(self, text):
+        self.figure_page.set_text(text)
+        self.caret(1, 2)
+        replacement = "q" if text[1] != "q" else "z"
+        return self.edit(lambda: self.page.keyboard.type(replacement), text[0] + replacement + text[2:])
+
+    def paste(self, text, new_text):
+        self.figure_page.set_text(text)
+        self.caret(0, len(text))
+        return self.edit(lambda: self.page.keyboard.insert_text(new_text), new_text)
+
+
+def measure_updates(figure_page, figure, repeats):
+    bench = UpdateBench(figure_page)
+    results = {}
+    for count in TOKEN_COUNTS:
+        text, other = text_of_tokens(figure, count, seed=1), text_of_tokens(figure, count, seed=2)
+        results[count] = {
+            "append": summary([bench.append(text) for _ in range(repeats)]),
+            "edit_start": summary([bench.edit_start(text) for _ in range(repeats)]),
+            "paste": summary([bench.paste(text, other) for _ in range(repeats)]),
+            "tokens": len(figure.tokenizer.encode(text)),
+        }
+    return results
+
+
+def in_tab(worker, function, *args):
+    """Call ``attention_live.timing.<function>`` inside the tab's Pyodide with the worker's figure."""
+    return worker.evaluate("""([name, args]) => {
+        const timing = pyodide.pyimport("attention_live.timing");
+        const pyArgs = args.map((a) => (a === "figure" ? figure : a === "tokenizer" ? figure.tokenizer : pyodide.toPy(a)));
+        const result = timing[name](...pyArgs);
+        const value = result.toJs ? result.toJs() : result;
+        if (result.destroy) result.destroy();
+        timing.destroy();
+        return value;
+    }""", [function, list(args)])
+
+
+def measure_python(worker, figure, repeats):
+    forward = {}
+    for count in TOKEN_COUNTS:
+        ids = figure.tokenizer.encode(text_of_tokens(figure, count, seed=1))
+        tab = summary(in_tab(worker, "forward_ms", "figure", ids, repeats))
+        native = summary(forward_ms(figure, ids, repeats))
+        forward[count] = {"tab_ms": tab, "native_ms": native, "ratio": round(tab["median"] / max(native["median"], 1e-3), 1)}
+    tokenizer = {}
+    for n_chars in (1_000, 10_000, 100_000):
+        text = sample_text(figure.tokenizer, n_chars)
+        tab = summary(in_tab(worker, "encode_ms", "tokenizer", text, 5))
+        native = summary(encode_ms(figure.tokenizer, text, 5))
+        tokenizer[n_chars] = {"tab_ms": tab, "native_ms": native}
+    tokenizer["ratio_100k_to_10k"] = round(tokenizer[100_000]["tab_ms"]["median"] / tokenizer[10_000]["tab_ms"]["median"], 2)
+    return forward, tokenizer
+
+
+def memory_mb(page, worker):
+    """Main-thread JS heap and the worker's wasm memory, in MB, after a forced garbage collection."""
+    page.evaluate("() => window.gc && window.gc()")
+    heap = page.evaluate("() => performance.memory.usedJSHeapSize")
+    wasm = worker.evaluate("() => pyodide._module.HEAPU8.length")
+    return {"js_heap_mb": round(heap / 1e6, 2), "wasm_mb": round(wasm / 1e6, 2)}
+
+
+def measure_memory(figure_page, worker):
+    """Memory after 100 and after 1,000 one-character updates (typing a sentence, then deleting it)."""
+    bench = UpdateBench(figure_page)
+    sentence = "Alice said that the Queen was very angry indeed."
+    figure_page.set_text("")
+    bench.caret(0, 0)
+    text, done, at = "", 0, {}
+    while done < 1000:
+        for char in sentence:
+            text += char
+            bench.edit(lambda c=char: figure_page.page.keyboard.type(c), text)
+            done += 1
+            if done in (100, 1000):
+                at[done] = memory_mb(figure_page.page, worker)
+        while text and done < 1000:
+            text = text[:-1]
+            bench.edit(lambda: figure_page.page.keyboard.press("Backspace"), text)
+            done += 1
+            if done in (100, 1000):
+                at[done] = memory_mb(figure_page.page, worker)
+    growth = (at[1000]["js_heap_mb"] + at[1000]["wasm_mb"]) - (at[100]["js_heap_mb"] + at[100]["wasm_mb"])
+    return {"after_100": at[100], "after_1000": at[1000], "growth_mb": round(growth, 2)}
+
+
+def machine(browser):
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor())
+    import os
+
+    import numpy
+    return {"cpu": cpu, "cores": os.cpu_count(), "system": platform.platform(), "chromium": browser.version,
+            "python": platform.python_version(), "numpy": numpy.__version__,
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
+
+
+def targets(report):
+    """Each target of issue 3 with the measured value and whether it is met."""
+    rows = []
+    for count, kinds in report["updates"].items():
+        rows.append((f"append p95 at {count} tokens", kinds["append"]["p95"], TARGETS_MS["append"]))
+    block = report["updates"][TOKEN_COUNTS[-1]]
+    rows += [(f"edit near start p95 at {TOKEN_COUNTS[-1]} tokens", block["edit_start"]["p95"], TARGETS_MS["edit_start"]),
+             (f"paste p95 at {TOKEN_COUNTS[-1]} tokens", block["paste"]["p95"], TARGETS_MS["paste"]),
+             ("cold start to live (median)", report["startup"]["cold_to_live_ms"]["median"], 3000.0),
+             ("warm start to live (median)", report["startup"]["warm_to_live_ms"]["median"], 1500.0),
+             ("first paint of the figure (median)", report["startup"]["cold_first_paint_ms"]["median"], 500.0),
+             ("memory growth 100 -> 1000 updates (MB)", report["memory"]["growth_mb"], 10.0),
+             ("forward in tab / native at 128 tokens", report["forward"][TOKEN_COUNTS[-1]]["ratio"], 5.0)]
+    return [{"what": what, "value": value, "target": target, "met": value <= target} for what, value, target in rows]
+
+
+def print_table(report):
+    print(f"\nmachine: {report['machine']}")
+    print(f"\n{'target':45} {'measured':>10} {'target':>8}  met")
+    for row in report["targets"]:
+        print(f"{row['what']:45} {row['value']:>10} {row['target']:>8}  {'yes' if row['met'] else 'NO'}")
+    print(f"\n{'update latency (ms)':20} " + " ".join(f"{k + ' med/p95':>20}" for k in ("append", "edit_start", "paste")))
+    for count, kinds in report["updates"].items():
+        print(f"{str(count) + ' tokens':20} " + " ".join(
+            f"{str(kinds[k]['median']) + ' / ' + str(kinds[k]['p95']):>20}" for k in ("append", "edit_start", "paste")))
+    print(f"\n{'forward (ms)':20} {'tab med':>10} {'native med':>12} {'ratio':>7}")
+    for count, row in report["forward"].items():
+        print(f"{str(count) + ' tokens':20} {row['tab_ms']['median']:>10} {row['native_ms']['median']:>12} {row['ratio']:>7}")
+    print(f"\n{'tokenizer (ms)':20} {'tab med':>10} {'native med':>12}")
+    for n_chars, row in report["tokenizer"].items():
+        if isinstance(row, dict):
+            print(f"{str(n_chars) + ' chars':20} {row['tab_ms']['median']:>10} {row['native_ms']['median']:>12}")
+    print(f"100k/10k ratio in the tab: {report['tokenizer']['ratio_100k_to_10k']}")
+    print(f"\nstart-up (ms): {report['startup']}")
+    print(f"memory: {report['memory']}")
+    print(f"cold load: {report['bytes']['total']:,} bytes in {len(report['bytes']['files'])} files")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="Benchmark the built figure in headless Chromium.")
+    parser.add_argument("--report", default=str(ROOT / "dist" / "benchmark.json"))
+    parser.add_argument("--startup-runs", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=20)
+    args = parser.parse_args(argv)
+    weights = ROOT / "weights"
+    figure = Figure((weights / "model.safetensors").read_bytes(), (weights / "tokenizer.json").read_bytes())
+    with serve_dist() as origin, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=BENCH_ARGS)
+        report = {"command": "python3 build.py bench", "machine": machine(browser)}
+        report["startup"], report["bytes"] = measure_startup(browser, origin, args.startup_runs)
+        page = browser.new_page()
+        figure_page = FigurePage(page)
+        figure_page.open(origin + "/")
+        worker = page.workers[0]
+        report["updates"] = measure_updates(figure_page, figure, args.repeats)
+        report["forward"], report["tokenizer"] = measure_python(worker, figure, args.repeats)
+        report["memory"] = measure_memory(figure_page, worker)
+        browser.close()
+    report["targets"] = targets(report)
+    Path(args.report).write_text(json.dumps(report, indent=2) + "\n")
+    print_table(report)
+    print(f"\nwrote {args.report}")
+
+
+if __name__ == "__main__":
+    main()
