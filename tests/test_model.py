@@ -108,3 +108,16 @@ def test_kv_cache_gives_the_rows_of_a_full_run(model, P):
     for (k, v), (k_full, v_full) in zip(cached.present, full.present):
         assert_close(k, k_full, 1e-5, "keys")
         assert_close(v, v_full, 1e-5, "values")
+
+
+def test_the_einsum_path_of_the_browser_gives_the_same_numbers(model, monkeypatch):
+    """In Pyodide (no BLAS) Linear layers use einsum; it must agree with the @ path used here."""
+    import attention_live.model as model_module
+
+    params, config = model
+    ids = np.random.default_rng(5).integers(0, config.vocab_size, config.block_size)
+    reference = gpt(ids, params, config, logits=True)
+    monkeypatch.setattr(model_module, "NO_BLAS", True)
+    browser = gpt(ids, params, config, logits=True)
+    assert_close(browser.attention, reference.attention, 1e-6, "attention, einsum against @")
+    assert_close(browser.logits, reference.logits, 1e-4, "logits, einsum against @")

@@ -12,33 +12,43 @@ function describe(label, index, id) {
   return `token ${index} (id ${id}): ${label}${partial}`;
 }
 
-/** Replace the chips in `container` by one per label; `onPick(index)` on click, `onPreview(index|null)` on hover. */
+function makeChip(index, onPick, onPreview) {
+  const chip = document.createElement("button");
+  chip.type = "button";
+  chip.className = "chip";
+  chip.dataset.index = String(index);
+  const label = document.createElement("span");
+  label.className = "label";
+  const percent = document.createElement("span");
+  percent.className = "percent";
+  chip.append(label, percent);
+  chip.addEventListener("click", () => onPick(index));
+  chip.addEventListener("mouseenter", () => onPreview(index));
+  chip.addEventListener("mouseleave", () => onPreview(null));
+  return chip;
+}
+
+/** Show one chip per label in `container`, reusing the chips already there (typing changes few of them);
+ *  `onPick(index)` on click, `onPreview(index|null)` on hover. */
 export function drawTokens(container, labels, ids, onPick, onPreview) {
-  const chips = labels.map((label, index) => {
-    const chip = document.createElement("button");
-    chip.type = "button";
-    chip.className = "chip";
-    chip.dataset.index = String(index);
-    const text = document.createElement("span");
-    text.className = "label";
-    text.textContent = label;
-    const percent = document.createElement("span");
-    percent.className = "percent";
-    chip.append(text, percent);
-    chip.title = describe(label, index, ids[index]);
-    chip.addEventListener("click", () => onPick(index));
-    chip.addEventListener("mouseenter", () => onPreview(index));
-    chip.addEventListener("mouseleave", () => onPreview(null));
-    return chip;
-  });
-  if (chips.length === 0) {
+  if (labels.length === 0) {
     const empty = document.createElement("p");
     empty.className = "empty";
     empty.textContent = "Type something above to see its tokens.";
     container.replaceChildren(empty);
-  } else {
-    container.replaceChildren(...chips);
+    return;
   }
+  container.querySelector(".empty")?.remove();
+  const chips = container.children;
+  labels.forEach((label, index) => {
+    const chip = chips[index] ?? container.appendChild(makeChip(index, onPick, onPreview));
+    if (chip.tokenId !== ids[index]) { // the id decides the label
+      chip.tokenId = ids[index];
+      chip.firstChild.textContent = label;
+      chip.title = describe(label, index, ids[index]);
+    }
+  });
+  while (chips.length > labels.length) container.lastChild.remove();
 }
 
 /** Show one attention row: `row` holds the weights (probabilities) of keys 0..T-1 for query `query`. */

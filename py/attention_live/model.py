@@ -13,9 +13,13 @@ weighted blend of the value vectors.
 KV cache: a token's key and value depend only on the tokens up to it, so once computed they never
 change. ``gpt(..., past=...)`` takes the keys and values of an unchanged prefix and computes only the
 rows of the tokens after it; the figure uses this so that typing recomputes only what changed.
+
+Only what is asked for is computed: without logits, the last block stops at its attention
+probabilities, since its attention output and MLP feed nothing but the logits.
 """
 
 import json
+import sys
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -24,6 +28,10 @@ import numpy as np
 from attention_live import safetensors_numpy
 
 MASKED = np.float32(-1e10)  # added to scores of future tokens: finite, float32, exp() gives exactly 0
+# Pyodide's numpy has no BLAS: there, einsum's own loops do a Linear layer about 1.5x faster than the
+# fallback behind @ (measured in the tab: 33 ms against 49 ms for a 128-token forward pass); with
+# BLAS, as in CPython, @ is the faster one (4 ms against 12 ms).
+NO_BLAS = sys.platform == "emscripten"
 
 
 @dataclass(frozen=True)
@@ -36,7 +44,7 @@ class GPTConfig:
 
 
 def gelu(x):  # [...] -> [...], GPT-2's tanh approximation (Hendrycks & Gimpel 2016)
-    return 0.5 * x * (1 + np.tanh(np.float32(np.sqrt(2 / np.pi)) * (x + np.float32(0.044715) * x**3)))
+    return 0.5 * x * (1 + np.tanh(np.float32(np.sqrt(2 / np.pi)) * (x + np.float32(0.044715) * x * x * x)))  # x*x*x: numpy's x**3 is a slow pow()
 
 
 def softmax(x):  # [..., n] -> [..., n], probabilities along the last axis
@@ -51,6 +59,8 @@ def layer_norm(x, weight, bias, eps=1e-5):  # [T, C], [C], [C] -> [T, C]
 
 
 def linear(x, weight, bias):  # [T, in], [out, in], [out] -> [T, out]
+    if NO_BLAS:
+        return np.einsum("ti,oi->to", x, weight) + bias
     return x @ weight.T + bias
 
 
@@ -58,33 +68,36 @@ def ffn(x, c_fc, c_proj):  # [T, C] -> [T, C], the position-wise MLP
     return linear(gelu(linear(x, **c_fc)), **c_proj)
 
 
-def attention(q, k, v):  # [nh, Tq, hs], [nh, T, hs], [nh, T, hs] -> ([nh, Tq, hs], probabilities [nh, Tq, T])
+def attention_probabilities(q, k):  # [nh, Tq, hs], [nh, T, hs] -> [nh, Tq, T]
     Tq, T, head_size = q.shape[1], k.shape[1], q.shape[2]
     # the queries are the last Tq of the T positions (Tq < T when earlier keys come from a KV cache)
     causal_mask = (1 - np.tri(Tq, T, k=T - Tq, dtype=np.float32)) * MASKED  # [Tq, T], 0 where key <= query
     scores = q @ k.transpose(0, 2, 1) / np.float32(np.sqrt(head_size)) + causal_mask  # [nh, Tq, T]
-    probabilities = softmax(scores)
-    return probabilities @ v, probabilities
+    return softmax(scores)
 
 
-def causal_self_attention(x, c_attn, c_proj, n_head, past=None):
-    # [Tq, C], past ([nh, P, hs], [nh, P, hs]) or None -> ([Tq, C], [nh, Tq, P+Tq], ([nh, P+Tq, hs], [nh, P+Tq, hs]))
+def queries_keys_values(x, c_attn, n_head, past):
+    # [Tq, C], past ([nh, P, hs], [nh, P, hs]) or None -> q [nh, Tq, hs], k and v [nh, P+Tq, hs]
     Tq, C = x.shape  # new positions, n_embd
     q, k, v = np.split(linear(x, **c_attn), 3, axis=-1)  # 3 x [Tq, C]
     q, k, v = (m.reshape(Tq, n_head, C // n_head).transpose(1, 0, 2) for m in (q, k, v))  # 3 x [nh, Tq, hs]
     if past is not None:
         k = np.concatenate([past[0], k], axis=1)  # [nh, P+Tq, hs]
         v = np.concatenate([past[1], v], axis=1)  # [nh, P+Tq, hs]
-    y, probabilities = attention(q, k, v)  # [nh, Tq, hs], [nh, Tq, P+Tq]
-    y = y.transpose(1, 0, 2).reshape(Tq, C)  # heads side by side again
-    return linear(y, **c_proj), probabilities, (k, v)
+    return q, k, v
 
 
-def transformer_block(x, ln_1, attn, ln_2, mlp, n_head, past=None):  # [Tq, C] -> ([Tq, C], [nh, Tq, T], (k, v))
-    a, probabilities, present = causal_self_attention(layer_norm(x, **ln_1), **attn, n_head=n_head, past=past)
-    x = x + a
+def transformer_block(x, ln_1, attn, ln_2, mlp, n_head, past=None, output=True):
+    # [Tq, C] -> ([Tq, C] or None, probabilities [nh, Tq, T], KV cache (k, v))
+    q, k, v = queries_keys_values(layer_norm(x, **ln_1), attn["c_attn"], n_head, past)
+    probabilities = attention_probabilities(q, k)  # [nh, Tq, T]
+    if not output:  # only the probabilities are wanted
+        return None, probabilities, (k, v)
+    y = probabilities @ v  # [nh, Tq, hs], the weighted blend of values
+    y = y.transpose(1, 0, 2).reshape(x.shape)  # heads side by side again: [Tq, C]
+    x = x + linear(y, **attn["c_proj"])
     x = x + ffn(layer_norm(x, **ln_2), **mlp)
-    return x, probabilities, present
+    return x, probabilities, (k, v)
 
 
 class Forward(NamedTuple):
@@ -126,7 +139,9 @@ def gpt(ids, params, config, logits=False, past=None):
     x = params["wte"][ids[P:]] + params["wpe"][P:T]  # [T-P, C]
     attention_per_layer, present = [], []
     for i, block in enumerate(params["h"]):
-        x, probabilities, kv = transformer_block(x, **block, n_head=config.n_head, past=None if past is None else past[i])
+        last = i == len(params["h"]) - 1
+        x, probabilities, kv = transformer_block(x, **block, n_head=config.n_head, past=None if past is None else past[i],
+                                                 output=logits or not last)
         attention_per_layer.append(probabilities)
         present.append(kv)
     out = None
