@@ -175,7 +175,7 @@ def build(pyodide_dir=None):
         "default_view": default_view,
         "config": model_config(DIST / "weights/model.safetensors"),
     }
-    (DIST / "build.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    (DIST / "build.json").write_text(json.dumps(manifest, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
     print(f"built {DIST} ({sum((DIST / f).stat().st_size for f in files):,} bytes, build {build_id})")
     return manifest
 

@@ -69,7 +69,7 @@ def measure_startup(browser, origin, runs):
         if run == 0:
             for request in requests:
                 name = request.url.removeprefix(origin + "/") or "index.html"
-                bytes_per_file[name] = request.sizes()["responseBodySize"]
+                bytes_per_file[name] = int(request.response().headers.get("content-length", 0))
         figure_page.open(origin + "/")  # the second visit in the same profile: warm cache
         warm_live.append(mark_time(page, "live"))
         warm_paint.append(mark_time(page, "first-paint"))
