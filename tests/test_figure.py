@@ -90,3 +90,14 @@ def test_precomputed_default_view_is_the_models(figure):
     said_to_alice = result["attention"][:, :, view["token"], view["key"]]
     assert said_to_alice[view["layer"] - 1, view["head"] - 1] == said_to_alice.max()
     assert abs(said_to_alice.max() - view["weight"]) <= 5e-5
+
+
+def test_one_changed_byte_in_the_model_is_caught():
+    model = (WEIGHTS / "model.safetensors").read_bytes()
+    tokenizer = (WEIGHTS / "tokenizer.json").read_bytes()
+    digest = hashlib.sha256(model).hexdigest()
+    assert Figure(model, tokenizer, digest).config.n_layer >= 1
+    damaged = bytearray(model)
+    damaged[-7] ^= 0x40
+    with pytest.raises(ValueError, match="model.safetensors is damaged"):
+        Figure(bytes(damaged), tokenizer, digest)

@@ -143,3 +143,34 @@ def test_empty_text_gives_an_empty_state(browser_page):
     assert state["ids"] == [] and state["weights"] == [] and state["token"] is None
     assert figure_page.page.locator("#tokens .empty").is_visible()
     assert figure_page.page.evaluate("document.documentElement.dataset.state") == "ready"
+
+
+@pytest.mark.parametrize("damage, named", [
+    ("weights/model.safetensors", "model.safetensors is damaged"),
+    ("pyodide/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl", "numpy and micropip"),
+])
+def test_a_damaged_file_gives_an_error_naming_it(tmp_path, damage, named):
+    import shutil
+    import threading
+
+    import build
+
+    site = tmp_path / "site"
+    shutil.copytree(build.DIST, site)
+    data = bytearray((site / damage).read_bytes())
+    data[-7] ^= 0x40
+    (site / damage).write_bytes(bytes(data))
+    server = build.make_server(0, directory=site)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = browser.new_page()
+            page.goto(f"http://127.0.0.1:{server.server_address[1]}/")
+            page.wait_for_selector("html:not([data-state='loading'])", state="attached", timeout=120_000)
+            state, status = page.evaluate("[document.documentElement.dataset.state, document.getElementById('status').textContent]")
+            browser.close()
+    finally:
+        server.shutdown()
+    assert state == "error" and named in status, status
+    assert "Traceback" not in status and "\n" not in status

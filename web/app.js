@@ -224,7 +224,9 @@ async function start() {
   if (window.attentionLive) return; // a second start on the same page is a no-op
   window.attentionLive = api;
   try {
-    const manifest = await (await fetch(new URL("build.json", base))).json();
+    const response = await fetch(new URL("build.json", base));
+    if (!response.ok) throw new Error(`could not download build.json (HTTP ${response.status})`);
+    const manifest = await response.json();
     const defaultView = manifest.default_view; // its text is already in the box (build.py put it there)
     view.layer = defaultView.layer;
     view.head = defaultView.head;

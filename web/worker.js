@@ -47,18 +47,29 @@ async function init(base, manifest) {
     fetchBytes(new URL(manifest.tokenizer.path, base)),
   ]);
   files.catch(() => {}); // a failure is reported where it is awaited, below
-  importScripts(new URL(manifest.pyodide + "pyodide.js", base).href);
-  pyodide = await loadPyodide({ indexURL: new URL(manifest.pyodide, base).href });
+  const indexURL = new URL(manifest.pyodide, base).href;
+  await step(`Python (${manifest.pyodide}pyodide.js)`, () => importScripts(indexURL + "pyodide.js"));
+  pyodide = await step(`Python (${manifest.pyodide}pyodide.asm.wasm)`, () => loadPyodide({ indexURL }));
   post({ type: "progress", stage: "numpy", loaded: 0, total: 0 });
-  await pyodide.loadPackage(manifest.packages, { messageCallback: () => {} });
-  const micropip = pyodide.pyimport("micropip");
-  await micropip.install(new URL(manifest.wheel, base).href, { deps: false });
-  micropip.destroy();
+  await step(`${manifest.packages.join(" and ")} (wheels in ${manifest.pyodide})`, async () => {
+    const errors = []; // loadPackage reports a failed download or checksum here instead of throwing
+    await pyodide.loadPackage(manifest.packages, { messageCallback: () => {}, errorCallback: (e) => errors.push(e) });
+    const missing = manifest.packages.filter((name) => !(name in pyodide.loadedPackages));
+    if (missing.length) throw new Error(`${missing.join(", ")} not installed (a failed download, or a wheel whose sha256 differs from pyodide-lock.json): ${errors.join(" ").replace(/\s+/g, " ").trim() || "unknown error"}`);
+  });
+  await step(`the figure's Python package (${manifest.wheel})`, async () => {
+    const micropip = pyodide.pyimport("micropip");
+    try {
+      await micropip.install(new URL(manifest.wheel, base).href, { deps: false });
+    } finally {
+      micropip.destroy();
+    }
+  });
   const [modelBytes, tokenizerBytes] = await files;
   const Figure = pyodide.pyimport("attention_live.figure").Figure;
   const modelPy = pyodide.toPy(modelBytes); // a Python memoryview holding a copy of the bytes
   const tokenizerPy = pyodide.toPy(tokenizerBytes);
-  figure = Figure(modelPy, tokenizerPy);
+  figure = Figure(modelPy, tokenizerPy, manifest.model.sha256);
   for (const proxy of [Figure, modelPy, tokenizerPy]) proxy.destroy();
   post({ type: "ready" });
 }
@@ -95,9 +106,19 @@ function analyse(id, text) {
 }
 
 function sentence(error) {
-  // Python errors carry a traceback; only its last line (the exception itself) is kept.
+  // Python errors carry a traceback: only its last line (the exception itself) is kept; Pyodide's
+  // "See https://…" hints are dropped.
   const lines = String(error && error.message ? error.message : error).trim().split("\n");
-  return lines[lines.length - 1];
+  return lines.filter((line) => line.trim() && !line.startsWith("See ")).at(-1) ?? lines.at(-1);
+}
+
+/** Run one loading step; a failure says which file it was about. */
+async function step(what, work) {
+  try {
+    return await work();
+  } catch (error) {
+    throw new Error(`could not load ${what}: ${sentence(error)}`);
+  }
 }
 
 self.onmessage = async (event) => {

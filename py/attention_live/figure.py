@@ -27,12 +27,16 @@ class Figure:
     Args:
         model_bytes: the ``model.safetensors`` file (bytes-like).
         tokenizer_json: the ``tokenizer.json`` file (bytes, UTF-8).
+        model_sha256: if given, the hex sha256 that ``model_bytes`` must have (build.py records it),
+            so that even one changed byte is caught before any number is shown.
     Raises:
         ValueError: a file is damaged, or tokenizer.json is not the one the model was trained
-            with (its sha256 differs from ``__metadata__["tokenizer_sha256"]``).
+            with (its sha256 differs from ``__metadata__["tokenizer_sha256"]``); the message names the file.
     """
 
-    def __init__(self, model_bytes, tokenizer_json):
+    def __init__(self, model_bytes, tokenizer_json, model_sha256=None):
+        if model_sha256 is not None and hashlib.sha256(bytes(model_bytes)).hexdigest() != model_sha256:
+            raise ValueError("model.safetensors is damaged: its sha256 differs from the one recorded at build time")
         self.params, self.config, metadata = load_gpt(model_bytes)
         digest = hashlib.sha256(bytes(tokenizer_json)).hexdigest()
         if metadata.get("tokenizer_sha256") != digest:
