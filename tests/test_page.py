@@ -6,11 +6,14 @@ error, console error, dialog or request to another origin, the worker's requests
 """
 
 import json
+import shutil
+import threading
 
 import numpy as np
 import pytest
 from playwright.sync_api import sync_playwright
 
+import build
 from conftest import WEIGHTS
 from figure_page import CHROMIUM, CHROMIUM_ARGS, FigurePage, serve_dist
 
@@ -24,20 +27,25 @@ def origin():
 
 
 @pytest.fixture(scope="module")
-def browser_page(origin):
+def playwright():
+    with sync_playwright() as instance:
+        yield instance
+
+
+@pytest.fixture(scope="module")
+def browser_page(origin, playwright):
     problems, requests = [], []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context()
-        context.on("request", lambda r: requests.append(r.url))
-        page = context.new_page()
-        page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-        page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
-        page.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
-        figure_page = FigurePage(page)
-        figure_page.open(origin + "/")
-        yield figure_page, problems, requests
-        browser.close()
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    context = browser.new_context()
+    context.on("request", lambda r: requests.append(r.url))
+    page = context.new_page()
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    page.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
+    figure_page = FigurePage(page)
+    figure_page.open(origin + "/")
+    yield figure_page, problems, requests
+    browser.close()
     assert not problems, problems
     foreign = [url for url in requests if not url.startswith(origin + "/") and not url.startswith("data:")]
     assert not foreign, f"requests left the page's origin: {foreign}"
@@ -149,12 +157,7 @@ def test_empty_text_gives_an_empty_state(browser_page):
     ("weights/model.safetensors", "model.safetensors is damaged"),
     ("pyodide/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl", "numpy and micropip"),
 ])
-def test_a_damaged_file_gives_an_error_naming_it(tmp_path, damage, named):
-    import shutil
-    import threading
-
-    import build
-
+def test_a_damaged_file_gives_an_error_naming_it(playwright, tmp_path, damage, named):
     site = tmp_path / "site"
     shutil.copytree(build.DIST, site)
     data = bytearray((site / damage).read_bytes())
@@ -162,15 +165,14 @@ def test_a_damaged_file_gives_an_error_naming_it(tmp_path, damage, named):
     (site / damage).write_bytes(bytes(data))
     server = build.make_server(0, directory=site)
     threading.Thread(target=server.serve_forever, daemon=True).start()
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
     try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            page = browser.new_page()
-            page.goto(f"http://127.0.0.1:{server.server_address[1]}/")
-            page.wait_for_selector("html:not([data-state='loading'])", state="attached", timeout=120_000)
-            state, status = page.evaluate("[document.documentElement.dataset.state, document.getElementById('status').textContent]")
-            browser.close()
+        page = browser.new_page()
+        page.goto(f"http://127.0.0.1:{server.server_address[1]}/")
+        page.wait_for_selector("html:not([data-state='loading'])", state="attached", timeout=120_000)
+        state, status = page.evaluate("[document.documentElement.dataset.state, document.getElementById('status').textContent]")
     finally:
+        browser.close()
         server.shutdown()
     assert state == "error" and named in status, status
     assert "Traceback" not in status and "\n" not in status
