@@ -176,3 +176,14 @@ def test_a_damaged_file_gives_an_error_naming_it(playwright, tmp_path, damage, n
         server.shutdown()
     assert state == "error" and named in status, status
     assert "Traceback" not in status and "\n" not in status
+
+
+def test_opened_from_disk_says_how_to_serve_it(playwright):
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    try:
+        page = browser.new_page()
+        page.goto((build.DIST / "index.html").as_uri())
+        page.wait_for_selector("html[data-state='error']", state="attached", timeout=3_000)
+        assert "python3 build.py serve" in page.locator("#status").text_content()
+    finally:
+        browser.close()

@@ -222,6 +222,7 @@ function forgetPrecomputed() {
 
 async function start() {
   if (window.attentionLive) return; // a second start on the same page is a no-op
+  if (root.dataset.preflight === "failed") return; // preflight.js has said why the figure cannot run here
   window.attentionLive = api;
   try {
     const response = await fetch(new URL("build.json", base));
