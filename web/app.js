@@ -1,9 +1,10 @@
 /* Attention, live: the page. Owns the view state, talks to the Python worker, exposes window.attentionLive.
  *
- *   loading ──(worker ready, default text drawn)──▶ ready ──(text edited)──▶ ready (newest result drawn)
- *      │                                                    ▲        │
- *      └──────────(any load failure)──▶ error               └────────┘ while one text is computed,
- *                                                                     only the newest edit waits
+ *   loading: default sentence drawn from precomputed numbers
+ *      │ ──(worker ready, live attention drawn)──▶ ready ──(text edited)──▶ ready (newest result drawn)
+ *      │                                             ▲        │
+ *      └──(any load failure)──▶ error                └────────┘ while one text is computed,
+ *                                                               only the newest edit waits
  */
 import { PythonWorker } from "./worker-client.js";
 import { drawChoices, drawTokens, drawWeights, markChoice } from "./figure-view.js";
