@@ -4,6 +4,7 @@ import hashlib
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 from tokenizers import Tokenizer as ReferenceTokenizer
 
 from attention_live.figure import MAX_TEXT_CHARS, Figure
@@ -101,3 +102,19 @@ def test_one_changed_byte_in_the_model_is_caught():
     damaged[-7] ^= 0x40
     with pytest.raises(ValueError, match="model.safetensors is damaged"):
         Figure(bytes(damaged), tokenizer, digest)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(max_size=700) | st.text(alphabet="ab \n", min_size=300, max_size=1500))
+def test_attention_of_any_text_is_finite_causal_and_normalised(figure, text):
+    """Arbitrary text, including text longer than the context."""
+    attention = figure.analyse(text)["attention"]
+    if attention is None:
+        assert figure.analyse(text)["ids"] == []
+        return
+    T = attention.shape[-1]
+    assert attention.dtype == np.float32 and T <= figure.config.block_size
+    assert np.all(np.isfinite(attention))
+    np.testing.assert_allclose(attention.sum(axis=-1), 1.0, atol=1e-5)
+    assert np.all(attention[..., np.triu(np.ones((T, T), dtype=bool), k=1)] == 0.0)
+    assert np.all(attention[..., 0, 0] == 1.0)  # the first token can only attend to itself
