@@ -130,7 +130,8 @@ def assemble_pyodide(target, pyodide_dir):
 def build_project_wheel(target):
     """Build ``py/`` as a pure-Python wheel into ``target``; returns the wheel's file name."""
     target.mkdir(parents=True)
-    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet", "-w", str(target), str(ROOT / "py")])
+    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet", "-w", str(target), str(ROOT / "py")],
+        env={**os.environ, "SOURCE_DATE_EPOCH": "315532800"})  # fixed zip timestamps: the same source, the same wheel
     shutil.rmtree(ROOT / "py" / "build", ignore_errors=True)
     (wheel,) = target.glob("*.whl")
     return wheel.name
@@ -190,10 +191,15 @@ class StaticHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def make_server(port, directory=DIST):
-    """An HTTP server for ``directory`` on 127.0.0.1:port (0 picks a free port); call serve_forever()."""
-    handler = functools.partial(StaticHandler, directory=str(directory))
-    return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+def make_server(port, directory=DIST, mime_types=None):
+    """An HTTP server for ``directory`` on 127.0.0.1:port (0 picks a free port); call serve_forever().
+
+    ``mime_types`` ({".ext": "type"}) overrides MIME_TYPES, for tests of badly configured hosts.
+    """
+    handler = StaticHandler
+    if mime_types:
+        handler = type("Handler", (StaticHandler,), {"extensions_map": {**StaticHandler.extensions_map, **mime_types}})
+    return http.server.ThreadingHTTPServer(("127.0.0.1", port), functools.partial(handler, directory=str(directory)))
 
 
 def serve(port):

@@ -45,3 +45,10 @@ def test_a_damaged_npm_tarball_stops_the_build(monkeypatch, tmp_path):
     monkeypatch.setattr(build, "CACHE", tmp_path)
     with pytest.raises(build.BuildError, match="integrity"):
         build.fetch_pyodide_core()
+
+
+def test_the_project_wheel_is_reproducible(tmp_path):
+    """Same source, same bytes: the build id (a hash of dist/) changes only when something did."""
+    first = build.build_project_wheel(tmp_path / "a")
+    second = build.build_project_wheel(tmp_path / "b")
+    assert build.sha256_of(tmp_path / "a" / first) == build.sha256_of(tmp_path / "b" / second)

@@ -153,29 +153,41 @@ def test_empty_text_gives_an_empty_state(browser_page):
     assert figure_page.page.evaluate("document.documentElement.dataset.state") == "ready"
 
 
-@pytest.mark.parametrize("damage, named", [
-    ("weights/model.safetensors", "model.safetensors is damaged"),
-    ("pyodide/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl", "numpy and micropip"),
-])
-def test_a_damaged_file_gives_an_error_naming_it(playwright, tmp_path, damage, named):
-    site = tmp_path / "site"
-    shutil.copytree(build.DIST, site)
-    data = bytearray((site / damage).read_bytes())
-    data[-7] ^= 0x40
-    (site / damage).write_bytes(bytes(data))
-    server = build.make_server(0, directory=site)
+def load_site(playwright, site, mime_types=None):
+    """Open a copy of the site served on 127.0.0.1 (with ``mime_types`` overriding build.py's);
+    returns (data-state, status text) once it is no longer loading."""
+    server = build.make_server(0, site, mime_types)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
     try:
         page = browser.new_page()
         page.goto(f"http://127.0.0.1:{server.server_address[1]}/")
         page.wait_for_selector("html:not([data-state='loading'])", state="attached", timeout=120_000)
-        state, status = page.evaluate("[document.documentElement.dataset.state, document.getElementById('status').textContent]")
+        return page.evaluate("[document.documentElement.dataset.state, document.getElementById('status').textContent]")
     finally:
         browser.close()
         server.shutdown()
+
+
+@pytest.mark.parametrize("damage, named", [
+    ("weights/model.safetensors", "model.safetensors is damaged"),
+    ("pyodide/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl", "numpy and micropip"),
+    ("pyodide/pyodide.asm.wasm", "pyodide.asm.wasm"),
+])
+def test_a_damaged_file_gives_an_error_naming_it(playwright, tmp_path, damage, named):
+    site = tmp_path / "site"
+    shutil.copytree(build.DIST, site)
+    data = bytearray((site / damage).read_bytes())
+    data[len(data) // 2] ^= 0x40
+    (site / damage).write_bytes(bytes(data))
+    state, status = load_site(playwright, site)
     assert state == "error" and named in status, status
     assert "Traceback" not in status and "\n" not in status
+
+
+def test_wasm_served_as_octet_stream_still_loads(playwright):
+    state, status = load_site(playwright, build.DIST, {".wasm": "application/octet-stream"})
+    assert state == "ready", status
 
 
 def test_opened_from_disk_says_how_to_serve_it(playwright):

@@ -48,8 +48,8 @@ async function init(base, manifest) {
   ]);
   files.catch(() => {}); // a failure is reported where it is awaited, below
   const indexURL = new URL(manifest.pyodide, base).href;
-  await step(`Python (${manifest.pyodide}pyodide.js)`, () => importScripts(indexURL + "pyodide.js"));
-  pyodide = await step(`Python (${manifest.pyodide}pyodide.asm.wasm)`, () => loadPyodide({ indexURL }));
+  await step(`Python (${manifest.pyodide}pyodide.js)`, () => importScripts(indexURL + "pyodide.js", "wasm-guards.js"));
+  pyodide = await step(`Python (${manifest.pyodide}pyodide.asm.wasm)`, () => loadPyodideOrFail({ indexURL }));
   post({ type: "progress", stage: "numpy", loaded: 0, total: 0 });
   await step(`${manifest.packages.join(" and ")} (wheels in ${manifest.pyodide})`, async () => {
     const errors = []; // loadPackage reports a failed download or checksum here instead of throwing
