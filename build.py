@@ -183,9 +183,15 @@ def build(pyodide_dir=None):
 
 
 class StaticHandler(http.server.SimpleHTTPRequestHandler):
-    """Serves dist/ with the MIME types the page needs; logs nothing per request."""
+    """Serves dist/ with the MIME types the page needs, and headers that let a course page with
+    ``Cross-Origin-Embedder-Policy: require-corp`` embed it; logs nothing per request."""
 
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **MIME_TYPES}
+
+    def end_headers(self):
+        self.send_header("Cross-Origin-Resource-Policy", "cross-origin")
+        self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+        super().end_headers()
 
     def log_message(self, format, *args):
         pass

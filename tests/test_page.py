@@ -5,6 +5,7 @@ Uses Debian's chromium (launched by path; ``playwright install`` cannot download
 error, console error, dialog or request to another origin, the worker's requests included.
 """
 
+import http.server
 import json
 import shutil
 import threading
@@ -199,3 +200,37 @@ def test_opened_from_disk_says_how_to_serve_it(playwright):
         assert "python3 build.py serve" in page.locator("#status").text_content()
     finally:
         browser.close()
+
+
+class CoepParent(http.server.BaseHTTPRequestHandler):
+    """A course page on another origin that requires CORP/COEP of everything it embeds."""
+
+    figure_url = ""
+
+    def do_GET(self):
+        body = f'<!doctype html><iframe src="{self.figure_url}" width="800" height="420"></iframe>'.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format, *args):
+        pass
+
+
+def test_embedded_in_a_page_that_requires_corp(playwright, origin):
+    CoepParent.figure_url = origin + "/"
+    parent = http.server.ThreadingHTTPServer(("127.0.0.1", 0), CoepParent)
+    threading.Thread(target=parent.serve_forever, daemon=True).start()
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    try:
+        page = browser.new_page()
+        page.goto(f"http://127.0.0.1:{parent.server_address[1]}/")
+        frame = page.frame_locator("iframe")
+        frame.locator("html:not([data-state='loading'])").wait_for(state="attached", timeout=120_000)
+        assert frame.locator("html").get_attribute("data-state") == "ready"
+    finally:
+        browser.close()
+        parent.shutdown()
