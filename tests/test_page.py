@@ -5,6 +5,8 @@ Uses Debian's chromium (launched by path; ``playwright install`` cannot download
 error, console error, dialog or request to another origin, the worker's requests included.
 """
 
+import contextlib
+import functools
 import http.server
 import json
 import shutil
@@ -154,20 +156,26 @@ def test_empty_text_gives_an_empty_state(browser_page):
     assert figure_page.page.evaluate("document.documentElement.dataset.state") == "ready"
 
 
-def load_site(playwright, site, mime_types=None):
-    """Open a copy of the site served on 127.0.0.1 (with ``mime_types`` overriding build.py's);
-    returns (data-state, status text) once it is no longer loading."""
-    server = build.make_server(0, site, mime_types)
+@contextlib.contextmanager
+def page_served_by(playwright, server):
+    """A fresh browser's page at ``server`` (an HTTP server on 127.0.0.1, started here and stopped after)."""
     threading.Thread(target=server.serve_forever, daemon=True).start()
     browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
     try:
         page = browser.new_page()
         page.goto(f"http://127.0.0.1:{server.server_address[1]}/")
-        page.wait_for_selector("html:not([data-state='loading'])", state="attached", timeout=120_000)
-        return page.evaluate("[document.documentElement.dataset.state, document.getElementById('status').textContent]")
+        yield page
     finally:
         browser.close()
         server.shutdown()
+
+
+def load_site(playwright, site, mime_types=None):
+    """Open a copy of the site served with ``mime_types`` overriding build.py's; returns
+    (data-state, status text) once it is no longer loading."""
+    with page_served_by(playwright, build.make_server(0, site, mime_types)) as page:
+        page.wait_for_selector("html:not([data-state='loading'])", state="attached", timeout=120_000)
+        return page.evaluate("[document.documentElement.dataset.state, document.getElementById('status').textContent]")
 
 
 @pytest.mark.parametrize("damage, named", [
@@ -222,15 +230,38 @@ class CoepParent(http.server.BaseHTTPRequestHandler):
 
 def test_embedded_in_a_page_that_requires_corp(playwright, origin):
     CoepParent.figure_url = origin + "/"
-    parent = http.server.ThreadingHTTPServer(("127.0.0.1", 0), CoepParent)
-    threading.Thread(target=parent.serve_forever, daemon=True).start()
-    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-    try:
-        page = browser.new_page()
-        page.goto(f"http://127.0.0.1:{parent.server_address[1]}/")
+    with page_served_by(playwright, http.server.ThreadingHTTPServer(("127.0.0.1", 0), CoepParent)) as page:
         frame = page.frame_locator("iframe")
         frame.locator("html:not([data-state='loading'])").wait_for(state="attached", timeout=120_000)
         assert frame.locator("html").get_attribute("data-state") == "ready"
-    finally:
-        browser.close()
-        parent.shutdown()
+
+
+class CutFirstWasm(build.StaticHandler):
+    """Serves dist/, but the first response for the wasm stops halfway, as a dropped connection would."""
+
+    cut_done = False
+
+    def do_GET(self):
+        if self.path.endswith(".wasm") and not CutFirstWasm.cut_done:
+            CutFirstWasm.cut_done = True
+            data = (build.DIST / "pyodide" / "pyodide.asm.wasm").read_bytes()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/wasm")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data[: len(data) // 2])
+            self.close_connection = True
+            return
+        super().do_GET()
+
+
+def test_a_failed_download_can_be_retried_without_a_reload(playwright):
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(CutFirstWasm, directory=str(build.DIST)))
+    with page_served_by(playwright, server) as page:
+        page.wait_for_selector("html[data-state='error']", state="attached", timeout=60_000)
+        assert "pyodide.asm.wasm" in page.locator("#status").text_content()
+        page.evaluate("window.beforeRetry = true")  # gone if the page reloads
+        page.locator("#retry").click()
+        page.wait_for_selector("html[data-state='ready']", state="attached", timeout=120_000)
+        assert page.evaluate("window.attentionLive.ready.then(() => window.beforeRetry)") is True
+        assert not page.locator("#retry").is_visible()

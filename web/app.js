@@ -18,15 +18,19 @@ const el = {
   notice: document.getElementById("notice"),
   tokens: document.getElementById("tokens"),
   modelSize: document.getElementById("model-size"),
+  retry: document.getElementById("retry"),
 };
 const base = new URL("./", document.baseURI).href;
 
 const view = { result: null, layer: 1, head: 1, token: 0, config: null };
 const queue = { newest: null, requested: 0, shown: 0, busy: false, waiters: [] };
 let worker = null; // the PythonWorker, once it is ready
-let readyResolve, readyReject;
-const ready = new Promise((resolve, reject) => { readyResolve = resolve; readyReject = reject; });
-ready.catch(() => {}); // the page shows the error; callers of .ready still see the rejection
+let ready, readyResolve, readyReject; // a new promise for each attempt to load (see boot)
+
+function newReadyPromise() {
+  ready = new Promise((resolve, reject) => { readyResolve = resolve; readyReject = reject; });
+  ready.catch(() => {}); // the page shows the error; callers of .ready still see the rejection
+}
 
 function setStatus(text) {
   el.status.textContent = text;
@@ -35,6 +39,7 @@ function setStatus(text) {
 function fail(message) {
   root.dataset.state = "error";
   setStatus(message);
+  el.retry.hidden = false;
   readyReject(new Error(message));
   for (const waiter of queue.waiters.splice(0)) waiter.reject(new Error(message));
 }
@@ -163,7 +168,10 @@ function checkedNumber(value, low, high, name) {
 }
 
 const api = {
-  ready,
+  /** A Promise: resolves when data-state becomes "ready", rejects on "error" (a retry makes a new one). */
+  get ready() {
+    return ready;
+  },
   /** Replace the text; resolves once the page shows its tokens and attention. */
   setText(text) {
     if (typeof text !== "string") return Promise.reject(new TypeError(`setText needs a string, got ${typeof text}`));
@@ -221,10 +229,37 @@ function forgetPrecomputed() {
   el.notice.hidden = true;
 }
 
+/* One attempt to load Python and the model; "Try again" after a failure runs it again, without a reload. */
+async function boot(manifest) {
+  newReadyPromise();
+  root.dataset.state = "loading";
+  el.retry.hidden = true;
+  worker?.terminate();
+  worker = null;
+  try {
+    setStatus(`Loading the model (≈${(manifest.model.bytes / 1e6).toFixed(1)} MB)…`);
+    const python = new PythonWorker(new URL("worker.js", base), (p) => setStatus(describeLoading(p, manifest)));
+    try {
+      await python.init(base, manifest);
+    } catch (error) {
+      python.terminate();
+      throw error;
+    }
+    worker = python;
+    await submit(el.text.value);
+    root.dataset.state = "ready";
+    performance.mark("attention-live:live");
+    readyResolve();
+  } catch (error) {
+    fail(`The figure could not start: ${error.message}`);
+  }
+}
+
 async function start() {
   if (window.attentionLive) return; // a second start on the same page is a no-op
   if (root.dataset.preflight === "failed") return; // preflight.js has said why the figure cannot run here
   window.attentionLive = api;
+  newReadyPromise();
   try {
     const response = await fetch(new URL("build.json", base));
     if (!response.ok) throw new Error(`could not download build.json (HTTP ${response.status})`);
@@ -237,7 +272,6 @@ async function start() {
       if (view.result?.precomputed) forgetPrecomputed();
       submit(el.text.value, event.timeStamp);
     });
-    setStatus(`Loading the model (≈${(manifest.model.bytes / 1e6).toFixed(1)} MB)…`);
     const { config } = manifest;
     view.config = config;
     el.modelSize.textContent = `tiny ${config.n_layer}-layer, ${config.n_head}-head`;
@@ -246,13 +280,8 @@ async function start() {
     showPrecomputed(defaultView, config);
     await afterPaint();
     performance.mark("attention-live:first-paint");
-    const python = new PythonWorker(new URL("worker.js", base), (p) => setStatus(describeLoading(p, manifest)));
-    await python.init(base, manifest);
-    worker = python;
-    await submit(el.text.value);
-    root.dataset.state = "ready";
-    performance.mark("attention-live:live");
-    readyResolve();
+    el.retry.addEventListener("click", () => boot(manifest));
+    await boot(manifest);
   } catch (error) {
     fail(`The figure could not start: ${error.message}`);
   }

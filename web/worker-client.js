@@ -31,6 +31,11 @@ export class PythonWorker {
     });
   }
 
+  /** Stop the worker (after a failed start, before a retry). */
+  terminate() {
+    this.worker.terminate();
+  }
+
   receive(message) {
     if (message.type === "progress") this.onProgress(message);
     else if (message.type === "ready") this.readyHandlers.resolve(message);
