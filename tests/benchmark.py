@@ -21,11 +21,14 @@ Prints a table and writes a JSON report (``--report``, default ``dist/benchmark.
 import argparse
 import datetime
 import json
+import math
+import os
 import platform
 import statistics
 import sys
 from pathlib import Path
 
+import numpy
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,7 +47,7 @@ TARGETS_MS = {"append": 16.0, "edit_start": 50.0, "paste": 50.0}
 def summary(values):
     """Median and 95th percentile (nearest rank) of a list of numbers, rounded to 0.1."""
     ordered = sorted(values)
-    p95 = ordered[min(len(ordered) - 1, int(round(0.95 * len(ordered) + 0.5)) - 1)]
+    p95 = ordered[math.ceil(0.95 * len(ordered)) - 1]
     return {"median": round(statistics.median(ordered), 1), "p95": round(p95, 1), "n": len(ordered)}
 
 
@@ -226,9 +229,6 @@ def measure_memory(figure_page, worker):
 def machine(browser):
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), platform.processor())
-    import os
-
-    import numpy
     return {"cpu": cpu, "cores": os.cpu_count(), "system": platform.platform(), "chromium": browser.version,
             "python": platform.python_version(), "numpy": numpy.__version__,
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}

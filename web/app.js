@@ -213,7 +213,8 @@ function describeLoading({ stage, loaded, total }, manifest) {
   return `${step}… · loading the model (≈${(manifest.model.bytes / 1e6).toFixed(1)} MB): ${loading.percent}%`;
 }
 
-/* Until Python runs, the default sentence is drawn from numbers that build.py took from the model. */
+/* Until Python runs, the default sentence is drawn from the model's numbers that
+ * training/find_default_view.py stored in default_view.json (build.py puts them in build.json). */
 function showPrecomputed(defaultView, config) {
   const { ids, labels, attention } = defaultView.precomputed;
   const T = ids.length;
@@ -234,6 +235,7 @@ async function boot(manifest) {
   newReadyPromise();
   root.dataset.state = "loading";
   el.retry.hidden = true;
+  Object.assign(loading, { stage: "python", percent: 0 });
   worker?.terminate();
   worker = null;
   try {
