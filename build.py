@@ -50,7 +50,7 @@ PYODIDE_PACKAGES = ("numpy", "micropip", "packaging")  # loaded from the lock fi
 WEIGHT_FILES = ("model.safetensors", "tokenizer.json")
 MIME_TYPES = {".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "text/javascript",
               ".json": "application/json", ".whl": "application/zip", ".zip": "application/zip",
-              ".safetensors": "application/octet-stream", ".html": "text/html", ".css": "text/css"}
+              ".safetensors": "application/octet-stream", ".html": "text/html", ".css": "text/css", ".svg": "image/svg+xml"}
 
 
 class BuildError(Exception):
@@ -176,6 +176,7 @@ def build(pyodide_dir=None):
         "tokenizer": {"path": "weights/tokenizer.json", "bytes": (DIST / "weights/tokenizer.json").stat().st_size},
         "default_view": default_view,
         "config": model_config(DIST / "weights/model.safetensors"),
+        "files": files,  # what sw.js stores for offline use
     }
     (DIST / "build.json").write_text(json.dumps(manifest, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
     print(f"built {DIST} ({sum((DIST / f).stat().st_size for f in files):,} bytes, build {build_id})")
@@ -187,24 +188,29 @@ class StaticHandler(http.server.SimpleHTTPRequestHandler):
     ``Cross-Origin-Embedder-Policy: require-corp`` embed it; logs nothing per request."""
 
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **MIME_TYPES}
+    extra_headers = {"Cross-Origin-Resource-Policy": "cross-origin", "Cross-Origin-Embedder-Policy": "require-corp"}
 
     def end_headers(self):
-        self.send_header("Cross-Origin-Resource-Policy", "cross-origin")
-        self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+        for name, value in self.extra_headers.items():
+            self.send_header(name, value)
         super().end_headers()
 
     def log_message(self, format, *args):
         pass
 
 
-def make_server(port, directory=DIST, mime_types=None):
+def make_server(port, directory=DIST, mime_types=None, headers=None):
     """An HTTP server for ``directory`` on 127.0.0.1:port (0 picks a free port); call serve_forever().
 
-    ``mime_types`` ({".ext": "type"}) overrides MIME_TYPES, for tests of badly configured hosts.
+    For tests of other hosts: ``mime_types`` ({".ext": "type"}) overrides MIME_TYPES, and ``headers``
+    ({"Name": "value"}) are added to every response.
     """
     handler = StaticHandler
-    if mime_types:
-        handler = type("Handler", (StaticHandler,), {"extensions_map": {**StaticHandler.extensions_map, **mime_types}})
+    if mime_types or headers:
+        handler = type("Handler", (StaticHandler,), {
+            "extensions_map": {**StaticHandler.extensions_map, **(mime_types or {})},
+            "extra_headers": {**StaticHandler.extra_headers, **(headers or {})},
+        })
     return http.server.ThreadingHTTPServer(("127.0.0.1", port), functools.partial(handler, directory=str(directory)))
 
 

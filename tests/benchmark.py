@@ -36,9 +36,8 @@ sys.path[:0] = [str(ROOT / "py"), str(ROOT), str(Path(__file__).resolve().parent
 
 from attention_live.figure import Figure  # noqa: E402
 from attention_live.timing import encode_ms, forward_ms, sample_text  # noqa: E402
-from figure_page import CHROMIUM, CHROMIUM_ARGS, FigurePage, serve_dist  # noqa: E402
+from figure_page import CHROMIUM, MEMORY_ARGS, FigurePage, memory_growth_mb, serve_dist  # noqa: E402
 
-BENCH_ARGS = [*CHROMIUM_ARGS, "--enable-precise-memory-info", "--js-flags=--expose-gc"]
 TOKEN_COUNTS = (8, 32, 64, 128)
 UPDATE = "attention-live:update"
 TARGETS_MS = {"append": 16.0, "edit_start": 50.0, "paste": 50.0}
@@ -194,38 +193,6 @@ def measure_python(worker, figure, repeats):
     return forward, tokenizer
 
 
-def memory_mb(page, worker):
-    """Main-thread JS heap and the worker's wasm memory, in MB, after a forced garbage collection."""
-    page.evaluate("() => window.gc && window.gc()")
-    heap = page.evaluate("() => performance.memory.usedJSHeapSize")
-    wasm = worker.evaluate("() => pyodide._module.HEAPU8.length")
-    return {"js_heap_mb": round(heap / 1e6, 2), "wasm_mb": round(wasm / 1e6, 2)}
-
-
-def measure_memory(figure_page, worker):
-    """Memory after 100 and after 1,000 one-character updates (typing a sentence, then deleting it)."""
-    bench = UpdateBench(figure_page)
-    sentence = "Alice said that the Queen was very angry indeed."
-    figure_page.set_text("")
-    bench.caret(0, 0)
-    text, done, at = "", 0, {}
-    while done < 1000:
-        for char in sentence:
-            text += char
-            bench.edit(lambda c=char: figure_page.page.keyboard.type(c), text)
-            done += 1
-            if done in (100, 1000):
-                at[done] = memory_mb(figure_page.page, worker)
-        while text and done < 1000:
-            text = text[:-1]
-            bench.edit(lambda: figure_page.page.keyboard.press("Backspace"), text)
-            done += 1
-            if done in (100, 1000):
-                at[done] = memory_mb(figure_page.page, worker)
-    growth = (at[1000]["js_heap_mb"] + at[1000]["wasm_mb"]) - (at[100]["js_heap_mb"] + at[100]["wasm_mb"])
-    return {"after_100": at[100], "after_1000": at[1000], "growth_mb": round(growth, 2)}
-
-
 def machine(browser):
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), platform.processor())
@@ -284,7 +251,7 @@ def main(argv=None):
     weights = ROOT / "weights"
     figure = Figure((weights / "model.safetensors").read_bytes(), (weights / "tokenizer.json").read_bytes())
     with serve_dist() as origin, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=BENCH_ARGS)
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=MEMORY_ARGS)
         report = {"command": "python3 build.py bench", "machine": machine(browser)}
         report["startup"], report["bytes"] = measure_startup(browser, origin, args.startup_runs)
         page = browser.new_page()
@@ -293,7 +260,7 @@ def main(argv=None):
         worker = page.workers[0]
         report["updates"] = measure_updates(figure_page, figure, args.repeats)
         report["forward"], report["tokenizer"] = measure_python(worker, figure, args.repeats)
-        report["memory"] = measure_memory(figure_page, worker)
+        report["memory"] = {"growth_mb": round(memory_growth_mb(figure_page), 2)}
         browser.close()
     report["targets"] = targets(report)
     Path(args.report).write_text(json.dumps(report, indent=2) + "\n")

@@ -34,3 +34,46 @@ def pytest_sessionfinish(session, exitstatus):
     if os.environ.get("CI", "").lower() == "true" and skipped and session.exitstatus == 0:
         reporter.write_line(f"CI=true: {skipped} skipped test(s) count as failures", red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.fixture(scope="session")
+def playwright():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as instance:
+        yield instance
+
+
+@pytest.fixture(scope="session")
+def origin():
+    """The origin (http://127.0.0.1:PORT) serving dist/ for the whole session."""
+    from figure_page import serve_dist
+
+    with serve_dist() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser_page(origin, playwright):
+    """One page per test module, live, shared by its tests: (FigurePage, problems, requests).
+
+    At the end, fails on any page error, console error or dialog (``problems``) and on any request
+    that left the page's origin, the worker's included (``requests``: every URL requested)."""
+    from figure_page import CHROMIUM, CHROMIUM_ARGS, FigurePage
+
+    problems, requests = [], []
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    context = browser.new_context()
+    context.on("request", lambda r: requests.append(r.url))
+    page = context.new_page()
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    page.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
+    figure_page = FigurePage(page)
+    figure_page.open(origin + "/")
+    yield figure_page, problems, requests
+    browser.close()
+    assert not problems, problems
+    foreign = [url for url in requests if not url.startswith(origin + "/")]
+    assert not foreign, f"requests left the page's origin: {foreign}"
+    assert any(url.endswith(".wasm") for url in requests), "the worker's requests were not observed"

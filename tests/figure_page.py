@@ -8,11 +8,16 @@ import contextlib
 import json
 import threading
 
+import numpy as np
+
 import build
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
+MEMORY_ARGS = [*CHROMIUM_ARGS, "--enable-precise-memory-info", "--js-flags=--expose-gc"]  # for memory_mb
+TOLERANCE = 1e-4  # largest difference allowed between the tab's attention (float32, no BLAS) and CPython's
+WAIT_MS = 120_000  # how long a page may take to leave data-state="loading" on this 2-core machine
 
 
 class FigurePage:
@@ -23,8 +28,12 @@ class FigurePage:
 
     def open(self, url):
         self.page.goto(url)
-        self.page.wait_for_selector("html:not([data-state='loading'])", state="attached", timeout=120_000)
-        assert self.page.evaluate("document.documentElement.dataset.state") == "ready", self.status()
+        assert self.settled() == "ready", self.status()
+
+    def settled(self, timeout=WAIT_MS):
+        """Wait until the page leaves data-state="loading"; returns the new state ("ready" or "error")."""
+        self.page.wait_for_selector("html:not([data-state='loading'])", state="attached", timeout=timeout)
+        return self.page.evaluate("document.documentElement.dataset.state")
 
     def wait_until(self, predicate, arg):
         """Wait, frame by frame, until the JS function ``predicate`` holds for ``arg`` (the page's CSP
@@ -68,6 +77,52 @@ class FigurePage:
         return self.page.eval_on_selector_all(".chip", """chips => chips.map(c => ({
             index: Number(c.dataset.index), weight: c.dataset.weight, masked: c.dataset.masked === "true",
             label: c.querySelector(".label").textContent, percent: c.querySelector(".percent").textContent}))""")
+
+
+def check_view(figure_page, figure):
+    """Assert that the view on screen equals CPython's ``figure`` for the text on screen: ids, labels,
+    the selected attention row (within TOLERANCE), and every chip's weight, percentage and mask.
+    Returns the page's state()."""
+    state = figure_page.state()
+    result = figure.analyse(state["text"])
+    assert state["ids"] == result["ids"] and state["tokens"] == result["labels"]
+    row = result["attention"][state["layer"] - 1, state["head"] - 1, state["token"]]
+    worst = float(np.max(np.abs(np.asarray(state["weights"]) - row)))
+    print(f"largest difference from CPython: {worst:.3g}")
+    assert worst <= TOLERANCE
+    chips = figure_page.chips()
+    assert [c["index"] for c in chips] == list(range(len(result["ids"])))
+    assert [c["label"] for c in chips] == result["labels"]
+    for chip in chips:
+        if chip["index"] <= state["token"]:
+            assert not chip["masked"] and abs(float(chip["weight"]) - row[chip["index"]]) <= TOLERANCE
+            assert chip["percent"] == f"{row[chip['index']] * 100:.1f}%"
+        else:
+            assert chip["masked"] and chip["weight"] is None
+    return state
+
+
+def memory_mb(page):
+    """Main-thread JS heap plus the worker's wasm memory, in MB (10^6 bytes), after a forced garbage
+    collection; needs a browser launched with MEMORY_ARGS."""
+    page.evaluate("() => window.gc()")
+    heap = page.evaluate("() => performance.memory.usedJSHeapSize")
+    wasm = page.workers[0].evaluate("() => pyodide._module.HEAPU8.length")
+    return (heap + wasm) / 1e6
+
+
+def memory_growth_mb(figure_page, first=100, last=1000):
+    """Run ``last`` updates (a sentence typed character by character, then deleted, again and again,
+    each awaited until shown) and return memory_mb after ``last`` minus after ``first``."""
+    sentence = "Alice said that the Queen was very angry indeed."
+    texts = [sentence[:n] for n in range(1, len(sentence) + 1)] + [sentence[:n] for n in range(len(sentence) - 1, -1, -1)]
+    run = lambda start, stop: figure_page.page.evaluate(  # noqa: E731
+        "async texts => { for (const t of texts) await window.attentionLive.setText(t); }",
+        [texts[i % len(texts)] for i in range(start, stop)])
+    run(0, first)
+    at_first = memory_mb(figure_page.page)
+    run(first, last)
+    return memory_mb(figure_page.page) - at_first
 
 
 @contextlib.contextmanager

@@ -230,6 +230,29 @@ function forgetPrecomputed() {
   el.notice.hidden = true;
 }
 
+/* After a first full visit, sw.js serves this build's files when the network is gone. data-offline
+ * says how that went: "ready", or "unavailable" where no service worker can run (an http: origin
+ * other than localhost, some embedded or private modes); the figure works online either way. */
+async function keepForOffline(manifest) {
+  try {
+    if (!("serviceWorker" in navigator)) throw new Error("no service workers in this context");
+    const script = new URL(`sw.js?build=${encodeURIComponent(manifest.build)}`, base);
+    const registration = await navigator.serviceWorker.register(script, { scope: base });
+    const worker = registration.installing ?? registration.waiting ?? registration.active;
+    await new Promise((resolve, reject) => {
+      const settle = () => {
+        if (worker.state === "activated") resolve();
+        else if (worker.state === "redundant") reject(new Error("sw.js could not store the files"));
+      };
+      worker.addEventListener("statechange", settle);
+      settle();
+    });
+    root.dataset.offline = "ready";
+  } catch {
+    root.dataset.offline = "unavailable";
+  }
+}
+
 /* One attempt to load Python and the model; "Try again" after a failure runs it again, without a reload. */
 async function boot(manifest) {
   newReadyPromise();
@@ -252,6 +275,7 @@ async function boot(manifest) {
     root.dataset.state = "ready";
     performance.mark("attention-live:live");
     readyResolve();
+    keepForOffline(manifest);
   } catch (error) {
     fail(`The figure could not start: ${error.message}`);
   }

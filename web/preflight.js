@@ -1,23 +1,51 @@
 /* Attention, live: checks that run before the page's modules, as a classic script, because where
- * they fail (a page opened from disk, a sandboxed iframe without allow-same-origin) module scripts
- * and workers are blocked before any of them can say why. */
+ * they fail (a page opened from disk, a sandboxed iframe without allow-same-origin, scripts served
+ * with the wrong MIME type) module scripts and workers are blocked before any of them can say why. */
 "use strict";
 
 (function preflight() {
-  let problem = null;
-  if (location.protocol === "file:") {
-    problem = "This page must be served over HTTP, not opened from disk: run `python3 build.py serve`, " +
-      "or put the dist/ folder on any static web server.";
-  } else if (self.origin === "null") {
-    problem = "This page runs in a sandboxed iframe without `allow-same-origin`: add `allow-scripts " +
-      "allow-same-origin` to the iframe's sandbox attribute.";
-  } else if (typeof WebAssembly !== "object" || typeof Worker !== "function") {
-    problem = "This browser cannot run the figure: it needs WebAssembly and Web Workers.";
+  const root = document.documentElement;
+
+  function stop(problem) {
+    root.dataset.state = "error";
+    root.dataset.preflight = "failed";
+    const show = () => { document.getElementById("status").textContent = problem; };
+    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", show);
+    else show();
   }
-  if (problem === null) return;
-  document.documentElement.dataset.state = "error";
-  document.documentElement.dataset.preflight = "failed";
-  document.addEventListener("DOMContentLoaded", () => {
-    document.getElementById("status").textContent = problem;
-  });
+
+  /* Module scripts run before DOMContentLoaded, and app.js defines window.attentionLive as it starts;
+   * if it has not, the browser refused the module, most often for its MIME type. */
+  async function explainBlockedModule() {
+    const url = document.querySelector("script[type=module]").src;
+    const name = new URL(url).pathname.split("/").pop();
+    let type = "";
+    try {
+      type = ((await fetch(url)).headers.get("Content-Type") || "").split(";")[0].trim();
+    } catch {
+      stop(`The page's script ${name} could not be downloaded: check that it is on the server next to index.html.`);
+      return;
+    }
+    if (!/^(text|application)\/(x-)?javascript$/.test(type)) {
+      stop(`The server sent ${name} as ${type || "no type"}, but browsers run scripts only when sent as ` +
+        "text/javascript: configure the server to send .js (and .mjs) files as text/javascript.");
+    } else {
+      stop(`The page's script ${name} did not run: check that no Content-Security-Policy of the server blocks ` +
+        "scripts from this origin (the figure needs script-src 'self' 'wasm-unsafe-eval').");
+    }
+  }
+
+  if (location.protocol === "file:") {
+    stop("This page must be served over HTTP, not opened from disk: run `python3 build.py serve`, " +
+      "or put the dist/ folder on any static web server.");
+  } else if (self.origin === "null") {
+    stop("This page runs in a sandboxed iframe without `allow-same-origin`: add `allow-scripts " +
+      "allow-same-origin` to the iframe's sandbox attribute.");
+  } else if (typeof WebAssembly !== "object" || typeof Worker !== "function") {
+    stop("This browser cannot run the figure: it needs WebAssembly and Web Workers.");
+  } else {
+    document.addEventListener("DOMContentLoaded", () => {
+      if (!window.attentionLive) explainBlockedModule();
+    });
+  }
 })();

@@ -11,7 +11,9 @@ export class PythonWorker {
     this.nextId = 1;
     this.onProgress = onProgress;
     this.worker.onmessage = (event) => this.receive(event.data);
-    this.worker.onerror = (event) => this.fail(event.message || "the Python worker could not start");
+    const name = url.pathname.split("/").pop();
+    this.worker.onerror = (event) => this.fail(event.message
+      || `could not start ${name}: check that it is on the server and sent as text/javascript`);
   }
 
   /** Load Pyodide, numpy, the project wheel and the model. Resolves once analyse() can be called. */
