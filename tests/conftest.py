@@ -1,6 +1,7 @@
 """Shared test setup: import paths, the corpus and weights, and CI's rule that a skip is a failure."""
 
 import os
+import random
 import sys
 from pathlib import Path
 
@@ -11,6 +12,12 @@ sys.path[:0] = [str(ROOT / "py"), str(ROOT)]
 WEIGHTS = ROOT / "weights"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 CORPUS = Path(os.environ.get("ATTENTION_LIVE_CORPUS", ROOT.parent / "shared" / "corpus"))
+CASES = Path(os.environ.get("ATTENTION_LIVE_CASES", ROOT.parent / "shared" / "cases" / "hostile-inputs.md"))
+PATHOLOGICAL_TEXTS = {  # the cases file's "pathological lengths", by name
+    "a*20000": "a" * 20000,
+    "spaces*20000+a": " " * 20000 + "a",
+    "5000 letters": "".join(random.Random(7).choices("abcdefghijklmnopqrstuvwxyz", k=5000)),
+}
 
 
 @pytest.fixture(scope="session")

@@ -76,7 +76,20 @@ class FigurePage:
     def chips(self):
         return self.page.eval_on_selector_all(".chip", """chips => chips.map(c => ({
             index: Number(c.dataset.index), weight: c.dataset.weight, masked: c.dataset.masked === "true",
-            label: c.querySelector(".label").textContent, percent: c.querySelector(".percent").textContent}))""")
+            label: c.querySelector(".label").textContent, percent: c.querySelector(".percent").textContent,
+            width: c.getBoundingClientRect().width}))""")
+
+    def watch_long_tasks(self):
+        """Start recording main-thread tasks longer than 50 ms (Long Tasks API)."""
+        self.page.evaluate("""() => {
+            window.longTasksMs = [];
+            window.longTasks = new PerformanceObserver((list) => window.longTasksMs.push(...list.getEntries().map(e => e.duration)));
+            window.longTasks.observe({ type: "longtask" });
+        }""")
+
+    def longest_task_ms(self):
+        """The longest main-thread task since watch_long_tasks(), in ms (0 if none was over 50 ms)."""
+        return self.page.evaluate("() => Math.max(0, ...window.longTasksMs, ...window.longTasks.takeRecords().map(e => e.duration))")
 
 
 def check_view(figure_page, figure):
@@ -94,6 +107,7 @@ def check_view(figure_page, figure):
     assert [c["index"] for c in chips] == list(range(len(result["ids"])))
     assert [c["label"] for c in chips] == result["labels"]
     for chip in chips:
+        assert chip["width"] > 0 and chip["label"].strip(), f"chip {chip} is not visible"
         if chip["index"] <= state["token"]:
             assert not chip["masked"] and abs(float(chip["weight"]) - row[chip["index"]]) <= TOLERANCE
             assert chip["percent"] == f"{row[chip['index']] * 100:.1f}%"
@@ -126,13 +140,20 @@ def memory_growth_mb(figure_page, first=100, last=1000):
 
 
 @contextlib.contextmanager
-def serve_dist():
-    """Serve ``dist/`` (built first if missing) on a free 127.0.0.1 port; yields the origin URL."""
-    if not (build.DIST / "build.json").exists():
-        build.build()
-    server = build.make_server(0)
+def serving(server):
+    """Run ``server`` (an http.server on 127.0.0.1) in a thread; yields its origin URL, then stops it."""
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
+        server.server_close()
+
+
+@contextlib.contextmanager
+def serve_dist():
+    """Serve ``dist/`` (built first if missing) on a free 127.0.0.1 port; yields the origin URL."""
+    if not (build.DIST / "build.json").exists():
+        build.build()
+    with serving(build.make_server(0)) as url:
+        yield url

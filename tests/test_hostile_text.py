@@ -6,7 +6,6 @@ is checked against HF tokenizers (the reference that trained tokenizer.json): th
 round trip, and a visible chip for every token.
 """
 
-import random
 import unicodedata
 
 import numpy as np
@@ -15,9 +14,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from tokenizers import Tokenizer as ReferenceTokenizer
 
 from attention_live.figure import MAX_TEXT_CHARS
-from conftest import WEIGHTS
-
-PATHOLOGICAL = ["a" * 20000, " " * 20000 + "a", "".join(random.Random(7).choices("abcdefghijklmnopqrstuvwxyz", k=5000))]
+from conftest import PATHOLOGICAL_TEXTS, WEIGHTS
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +110,7 @@ def test_markup(figure, reference, text):
     assert shown(faithful(figure, reference, text)["labels"]) == text  # literal: no escaping, no entity
 
 
-@pytest.mark.parametrize("text", PATHOLOGICAL, ids=["a*20000", "spaces*20000+a", "5000 letters"])
+@pytest.mark.parametrize("text", PATHOLOGICAL_TEXTS.values(), ids=PATHOLOGICAL_TEXTS.keys())
 def test_pathological_lengths(figure, reference, text):
     result = figure.analyse(text)
     kept = text[-MAX_TEXT_CHARS:]  # the cap is applied before BPE

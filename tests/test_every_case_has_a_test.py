@@ -1,0 +1,39 @@
+"""Every row of ../shared/cases/hostile-inputs.md has a test named after its kind: text kinds on both
+sides (test_hostile_text.py for Python, test_hostile_page.py for the page), hosting and long-use kinds
+in the browser, and "numbers" on both sides."""
+
+import re
+
+import pytest
+
+import test_hostile_page
+import test_hostile_text
+from conftest import CASES
+
+
+def kinds_by_section():
+    """{section heading: [kind, ...]} from the first column of each table of the cases file."""
+    if not CASES.exists():
+        pytest.skip(f"no cases file at {CASES}; set ATTENTION_LIVE_CASES")
+    sections, heading = {}, None
+    for line in CASES.read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            heading = line[3:].strip()
+        elif line.startswith("| ") and not line.startswith("| kind ") and heading:
+            sections.setdefault(heading, []).append(line.split("|")[1].strip())
+    return sections
+
+
+def expected_test_name(kind):
+    """'lone UTF-16 surrogate from the browser' -> 'test_lone_utf_16_surrogate_from_the_browser'."""
+    return "test_" + re.sub(r"[^a-z0-9]+", "_", kind.lower()).strip("_")
+
+
+def test_every_kind_has_its_tests():
+    sections = kinds_by_section()
+    assert [len(kinds) for kinds in sections.values()] == [11, 10, 3], sections
+    text, hosting, long_use = sections.values()
+    wanted = [(test_hostile_text, kind) for kind in [*text, "numbers"]]
+    wanted += [(test_hostile_page, kind) for kind in [*text, *hosting, *long_use]]
+    missing = [f"{module.__name__}.{expected_test_name(kind)}" for module, kind in wanted if not hasattr(module, expected_test_name(kind))]
+    assert not missing, f"kinds of the cases file without a test: {missing}"

@@ -1,0 +1,386 @@
+"""Hostile input, hostile hosting and long use, in headless Chromium: one test per kind in
+../shared/cases/hostile-inputs.md, named after it (the Python side of the text kinds is in
+test_hostile_text.py).
+
+Text kinds share one live page (``browser_page``: it fails on any page error, console error, dialog
+or request to another origin) and compare what is on screen with CPython's ``figure``. Hosting kinds
+each start their own browser and server. Every wait is on a state the page announces
+(``data-state``, ``data-offline``, the text shown), never a sleep.
+"""
+
+import contextlib
+import functools
+import http.server
+import shutil
+
+import numpy as np
+import pytest
+
+import build
+from conftest import PATHOLOGICAL_TEXTS
+from figure_page import (CHROMIUM, CHROMIUM_ARGS, MEMORY_ARGS, WAIT_MS, FigurePage, check_view, memory_growth_mb,
+                         serving)
+
+ERROR_WITHIN_MS = 3_000  # a failure found before Python starts is reported within this time
+LONGEST_TASK_MS = 200  # the cases file's bound on one main-thread task
+
+
+def shows(figure_page, figure, text):
+    """Set ``text`` through the page's API; check the view against CPython; return the state."""
+    figure_page.set_text(text)
+    return check_view(figure_page, figure)
+
+
+def spaced(labels):
+    """The chips' labels read back with the space sign as a space."""
+    return "".join(labels).replace("\u2423", " ")
+
+
+# Text typed or pasted by the visitor
+
+def test_empty_and_blank(browser_page, figure):
+    figure_page, _, _ = browser_page
+    figure_page.set_text("")
+    state = figure_page.state()
+    assert state["ids"] == [] and state["weights"] == [] and state["token"] is None
+    assert figure_page.page.locator("#tokens .empty").is_visible()
+    assert figure_page.page.evaluate("document.documentElement.dataset.state") == "ready"
+    assert spaced(shows(figure_page, figure, "   ")["tokens"]) == "   "
+    assert "".join(shows(figure_page, figure, "\n")["tokens"]) == "\u21b5"
+
+
+def test_leading_and_repeated_spaces(browser_page, figure):
+    figure_page, _, _ = browser_page
+    for text in ["  Hello World.", *("hello" + " " * k + "world" for k in range(1, 13))]:
+        assert spaced(shows(figure_page, figure, text)["tokens"]) == text
+
+
+def test_line_ends_and_tabs(browser_page, figure):
+    figure_page, _, _ = browser_page
+    for text in ["a\n\nb", "a\r\nb", "\t" * 32, "a \t b"]:
+        assert shows(figure_page, figure, text)["text"] == text  # \r survives the way to Python and back
+
+
+def test_emoji_and_multi_byte_characters(browser_page, figure):
+    figure_page, _, _ = browser_page
+    for text in ["\U0001f44d", "\U0001f468\u200d\U0001f469\u200d\U0001f467", "\u4f60\u597d"]:
+        state = shows(figure_page, figure, text)
+        assert state["text"] == text and all("\u27e8" in label for label in state["tokens"])  # bytes, e.g. ⟨F0 9F⟩
+
+
+def test_lone_utf_16_surrogate_from_the_browser(browser_page, figure):
+    figure_page, _, _ = browser_page
+    figure_page.page.evaluate("() => window.attentionLive.setText('a\\uD83Db')")  # a JS string: the surrogate stays lone
+    assert check_view(figure_page, figure)["text"] == "a\ufffdb"
+    figure_page.page.evaluate("""() => {
+        const box = document.getElementById('text');
+        box.value = 'x\\uDC4Dy';
+        box.dispatchEvent(new Event('input'));
+    }""")
+    figure_page.wait_until("t => window.attentionLive.state().text === t", "x\ufffdy")
+    check_view(figure_page, figure)
+
+
+def test_control_characters(browser_page, figure):
+    figure_page, _, _ = browser_page
+    state = shows(figure_page, figure, "a\u0000b")
+    assert state["text"] == "a\u0000b" and "".join(state["tokens"]) == "a\u2400b"
+
+
+def test_decomposed_accents(browser_page, figure):
+    figure_page, _, _ = browser_page
+    for text in ["ye\u0302\u0301u", "\u0301"]:
+        assert shows(figure_page, figure, text)["text"] == text  # not normalised; check_view: every chip visible
+
+
+def test_special_token_text(browser_page, figure):
+    figure_page, _, _ = browser_page
+    state = shows(figure_page, figure, "Hello <|endoftext|> world")
+    assert len(state["tokens"]) > 3 and "<|endoftext|>" in spaced(state["tokens"])
+
+
+def test_markup(browser_page, figure):
+    figure_page, _, _ = browser_page
+    elements = figure_page.page.evaluate("document.getElementsByTagName('*').length - document.querySelectorAll('#tokens *').length")
+    state = shows(figure_page, figure, "<img src=x onerror=alert(1)> Tom & Jerry")
+    assert spaced(state["tokens"]) == "<img src=x onerror=alert(1)> Tom & Jerry"
+    assert figure_page.page.evaluate("document.getElementsByTagName('*').length - document.querySelectorAll('#tokens *').length") == elements
+    assert figure_page.page.locator("#tokens img, #tokens script").count() == 0  # a dialog would fail browser_page
+
+
+@pytest.mark.parametrize("name", PATHOLOGICAL_TEXTS)
+def test_pathological_lengths(browser_page, figure, name):
+    figure_page, _, _ = browser_page
+    text = PATHOLOGICAL_TEXTS[name]
+    figure_page.set_text("Alice")
+    figure_page.watch_long_tasks()
+    figure_page.page.locator("#text").fill(text)  # one input event, as a paste
+    kept = figure.analyse(text)["text"]
+    figure_page.wait_until("t => window.attentionLive.state().text === t", kept)
+    check_view(figure_page, figure)
+    to_result = figure_page.page.evaluate("performance.getEntriesByName('attention-live:drawn').at(-1).duration")
+    print(f"{name}: first result after {to_result:.0f} ms, longest task {figure_page.longest_task_ms():.0f} ms")
+    assert to_result <= 2000 and figure_page.longest_task_ms() <= LONGEST_TASK_MS
+    assert f"Only the last {len(kept):,} characters are used." in figure_page.page.locator("#notice").text_content()
+
+
+def test_longer_than_the_context(browser_page, figure):
+    figure_page, _, _ = browser_page
+    figure_page.set_text("Alice was beginning to get very tired of sitting by her sister on the bank. " * 20)
+    block_size = figure.config.block_size
+    figure_page.select(layer=2, head=3, token=block_size - 1)
+    state = check_view(figure_page, figure)
+    assert len(state["ids"]) == block_size
+    notice = figure_page.page.locator("#notice")
+    assert notice.is_visible() and f"showing the last {block_size} tokens" in notice.text_content().lower()
+
+
+# How the page is hosted and opened
+
+@contextlib.contextmanager
+def browser_context(playwright, args=CHROMIUM_ARGS, **options):
+    """A fresh browser (own profile) and one context with ``options``; closed afterwards."""
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=args)
+    try:
+        yield browser.new_context(**options)
+    finally:
+        browser.close()
+
+
+def load_site(playwright, site, mime_types=None, headers=None, timeout=WAIT_MS):
+    """Open a copy of the site served with these MIME types and headers over build.py's; returns
+    (data-state, status text) once it is no longer loading."""
+    with serving(build.make_server(0, site, mime_types, headers)) as url, browser_context(playwright) as context:
+        figure_page = FigurePage(context.new_page())
+        figure_page.page.goto(url + "/")
+        return figure_page.settled(timeout), figure_page.status()
+
+
+class ParentPage(http.server.BaseHTTPRequestHandler):
+    """A course page on another origin embedding the figure: ``body`` is its HTML, ``headers`` its headers."""
+
+    body, headers = "", {}
+
+    def do_GET(self):
+        body = self.body.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        for name, value in self.headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format, *args):
+        pass
+
+
+@contextlib.contextmanager
+def parent_page(playwright, body, headers=None):
+    """A page of a course site (its own origin) with ``body``; yields the Playwright page."""
+    handler = type("Parent", (ParentPage,), {"body": body, "headers": headers or {}})
+    with serving(http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)) as url, browser_context(playwright) as context:
+        page = context.new_page()
+        page.goto(url + "/")
+        yield page
+
+
+def frame_state(page, index, timeout=WAIT_MS):
+    """data-state of the figure in the page's iframe number ``index``, once it is no longer loading."""
+    frame = page.frame_locator("iframe").nth(index)
+    frame.locator("html:not([data-state='loading'])").wait_for(state="attached", timeout=timeout)
+    return frame.locator("html").get_attribute("data-state"), frame.locator("#status").text_content()
+
+
+def test_opened_from_disk(playwright):
+    with browser_context(playwright) as context:
+        figure_page = FigurePage(context.new_page())
+        figure_page.page.goto((build.DIST / "index.html").as_uri())
+        assert figure_page.settled(ERROR_WITHIN_MS) == "error"
+        assert "python3 build.py serve" in figure_page.status()
+
+
+def test_served_under_a_sub_path(playwright, tmp_path, figure):
+    sub_path = "courses/unit3/attention/"
+    (tmp_path / sub_path).parent.mkdir(parents=True)
+    (tmp_path / sub_path).symlink_to(build.DIST, target_is_directory=True)
+    with serving(build.make_server(0, tmp_path)) as url, browser_context(playwright) as context:
+        requests = []
+        context.on("request", lambda request: requests.append(request.url))
+        figure_page = FigurePage(context.new_page())
+        figure_page.open(f"{url}/{sub_path}index.html")
+        check_view(figure_page, figure)
+    assert requests and all(r.startswith(f"{url}/{sub_path}") for r in requests), requests
+
+
+def test_strict_content_security_policy(playwright):
+    meta = (build.DIST / "index.html").read_text(encoding="utf-8")
+    assert "script-src 'self' 'wasm-unsafe-eval';" in meta and "unsafe-eval'" not in meta.replace("'wasm-unsafe-eval'", "")
+    header = {"Content-Security-Policy": "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'"}
+    with serving(build.make_server(0, headers=header)) as url, browser_context(playwright) as context:
+        problems = []
+        page = context.new_page()
+        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: problems.append(str(e)))
+        figure_page = FigurePage(page)
+        figure_page.open(url + "/")
+        page.wait_for_selector("html[data-offline]", state="attached")  # the service worker too
+        assert page.evaluate("document.documentElement.dataset.offline") == "ready"
+    assert not problems, problems  # a CSP violation is reported as a console error
+
+
+def test_sandboxed_iframe(playwright, origin):
+    body = (f'<iframe sandbox="allow-scripts" src="{origin}/"></iframe>'
+            f'<iframe sandbox="allow-scripts allow-same-origin" src="{origin}/"></iframe>')
+    with parent_page(playwright, body) as page:
+        state, status = frame_state(page, 0, ERROR_WITHIN_MS)
+        assert state == "error" and "allow-same-origin" in status, status
+        assert frame_state(page, 1)[0] == "ready"
+
+
+def test_parent_with_cross_origin_embedder_policy_require_corp(playwright, origin):
+    body = f'<iframe src="{origin}/" width="800" height="420"></iframe>'
+    with parent_page(playwright, body, {"Cross-Origin-Embedder-Policy": "require-corp"}) as page:
+        assert frame_state(page, 0)[0] == "ready"
+
+
+def test_two_figures_on_one_page(playwright, origin, figure):
+    body = f'<iframe src="{origin}/"></iframe><iframe src="{origin}/"></iframe>'
+    with parent_page(playwright, body) as page:
+        assert [frame_state(page, i)[0] for i in (0, 1)] == ["ready", "ready"]
+        frame = page.frames[1]
+        same_api = frame.evaluate("""async () => {
+            const api = window.attentionLive;
+            await import(new URL('app.js?second-start', document.baseURI).href);  // app.js started a second time
+            return window.attentionLive === api;
+        }""")
+        assert same_api and frame.locator("#layers button").count() == figure.config.n_layer
+        frame.evaluate("() => window.attentionLive.setText('Alice said')")
+        assert frame.evaluate("window.attentionLive.state().tokens.length") == len(figure.analyse("Alice said")["ids"])
+
+
+@pytest.mark.parametrize("damage, file, named", [
+    ("delete", "pyodide/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl", "numpy"),
+    ("flip a byte", "pyodide/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl", "numpy"),
+    ("truncate", "weights/model.safetensors", "model.safetensors is damaged"),
+    ("flip a byte", "weights/model.safetensors", "model.safetensors is damaged"),
+    ("flip a byte", "pyodide/pyodide.asm.wasm", "pyodide.asm.wasm"),
+    ("delete", "weights/tokenizer.json", "weights/tokenizer.json"),
+])
+def test_a_file_missing_or_damaged(playwright, tmp_path, damage, file, named):
+    site = tmp_path / "site"
+    shutil.copytree(build.DIST, site)
+    path = site / file
+    data = bytearray(path.read_bytes())
+    if damage == "delete":
+        path.unlink()
+    elif damage == "truncate":
+        path.write_bytes(data[: len(data) // 2])
+    else:
+        data[len(data) // 2] ^= 0x40
+        path.write_bytes(bytes(data))
+    state, status = load_site(playwright, site)
+    assert state == "error" and named in status, status
+    assert "Traceback" not in status and "\n" not in status
+
+
+@pytest.mark.parametrize("mime_types, state, named", [
+    ({".wasm": "application/octet-stream"}, "ready", []),
+    ({".js": "text/plain", ".mjs": "text/plain"}, "error", ["app.js", "text/plain", "text/javascript"]),
+])
+def test_wrong_mime_types(playwright, mime_types, state, named):
+    result, status = load_site(playwright, build.DIST, mime_types, timeout=WAIT_MS if state == "ready" else ERROR_WITHIN_MS)
+    assert result == state and all(word in status for word in named), status
+
+
+class CutFirstWasm(build.StaticHandler):
+    """Serves dist/, but the first response for the wasm stops halfway, as a dropped connection would."""
+
+    cut_done = False
+
+    def do_GET(self):
+        if self.path.endswith(".wasm") and not CutFirstWasm.cut_done:
+            CutFirstWasm.cut_done = True
+            data = (build.DIST / "pyodide" / "pyodide.asm.wasm").read_bytes()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/wasm")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data[: len(data) // 2])
+            self.close_connection = True
+            return
+        super().do_GET()
+
+
+def test_a_failed_download(playwright):
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(CutFirstWasm, directory=str(build.DIST)))
+    with serving(server) as url, browser_context(playwright) as context:
+        page = context.new_page()
+        page.goto(url + "/")
+        page.wait_for_selector("html[data-state='error']", state="attached", timeout=WAIT_MS)
+        assert "pyodide.asm.wasm" in page.locator("#status").text_content()
+        page.evaluate("window.beforeRetry = true")  # gone if the page reloads
+        page.locator("#retry").click()
+        page.wait_for_selector("html[data-state='ready']", state="attached", timeout=WAIT_MS)
+        assert page.evaluate("window.attentionLive.ready.then(() => window.beforeRetry)") is True
+        assert not page.locator("#retry").is_visible()
+
+
+def test_offline_after_a_first_visit(playwright, figure):
+    with browser_context(playwright) as context:
+        with serving(build.make_server(0)) as url:
+            figure_page = FigurePage(context.new_page())
+            figure_page.open(url + "/")
+            figure_page.page.wait_for_selector("html[data-offline='ready']", state="attached", timeout=WAIT_MS)
+        context.set_offline(True)  # and the server is gone
+        figure_page.page.reload()
+        assert figure_page.settled() == "ready", figure_page.status()
+        figure_page.set_text("Alice was offline")
+        check_view(figure_page, figure)
+    with browser_context(playwright, service_workers="block") as context:  # where no service worker can run
+        with serving(build.make_server(0)) as url:
+            figure_page = FigurePage(context.new_page())
+            figure_page.open(url + "/")
+            figure_page.page.wait_for_selector("html[data-offline]", state="attached")
+            assert figure_page.page.evaluate("document.documentElement.dataset.offline") == "unavailable"
+            check_view(figure_page, figure)
+
+
+# Long use
+
+def test_typing_fast(browser_page, figure):
+    figure_page, _, _ = browser_page
+    text = ("Alice said to the Queen, \"I only wanted to see what the garden was like.\"\n" * 14)[:1000]
+    box = figure_page.page.locator("#text")
+    figure_page.set_text("")
+    figure_page.watch_long_tasks()
+    box.press_sequentially(text)  # 1,000 key presses, no pause between them
+    figure_page.wait_until("t => window.attentionLive.state().text === t", text)
+    assert box.input_value() == text  # no keystroke lost
+    check_view(figure_page, figure)
+    print(f"longest main-thread task while typing: {figure_page.longest_task_ms():.0f} ms")
+    assert figure_page.longest_task_ms() <= LONGEST_TASK_MS
+
+
+def test_memory(playwright, origin):
+    problems = []
+    with browser_context(playwright, MEMORY_ARGS) as context:
+        page = context.new_page()
+        page.on("pageerror", lambda e: problems.append(str(e)))
+        figure_page = FigurePage(page)
+        figure_page.open(origin + "/")
+        growth = memory_growth_mb(figure_page)
+        print(f"JS heap + wasm memory growth from update 100 to 1,000: {growth:.2f} MB")
+        assert growth <= 10.0
+        assert page.evaluate("document.documentElement.dataset.state") == "ready" and not problems, problems
+
+
+def test_numbers(browser_page, figure):
+    figure_page, _, _ = browser_page
+    state = shows(figure_page, figure, "A")
+    assert state["weights"] == [1.0]  # T = 1
+    text = "The Queen said, \"Off with her head!\" and Alice said nothing."
+    first = shows(figure_page, figure, text)
+    weights = np.asarray(first["weights"])
+    assert np.all(np.isfinite(weights)) and abs(weights.sum() - 1.0) <= 1e-5
+    assert shows(figure_page, figure, text)["weights"] == first["weights"]  # the same text twice: the same numbers
