@@ -22,7 +22,7 @@ async function storeBuild() {
   }
   const cache = await caches.open(cacheName);
   const paths = ["./", "build.json", ...manifest.files];
-  await cache.addAll(paths.map((path) => new Request(path, { cache: "reload" })));
+  await cache.addAll(paths.map((path) => new Request(path, { cache: "no-cache" }))); // revalidated: 304s, not a second download
 }
 
 async function dropOtherBuilds() {
