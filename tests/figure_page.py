@@ -130,12 +130,14 @@ def memory_growth_mb(figure_page, first=100, last=1000):
     each awaited until shown) and return memory_mb after ``last`` minus after ``first``."""
     sentence = "Alice said that the Queen was very angry indeed."
     texts = [sentence[:n] for n in range(1, len(sentence) + 1)] + [sentence[:n] for n in range(len(sentence) - 1, -1, -1)]
-    run = lambda start, stop: figure_page.page.evaluate(  # noqa: E731
-        "async texts => { for (const t of texts) await window.attentionLive.setText(t); }",
-        [texts[i % len(texts)] for i in range(start, stop)])
-    run(0, first)
+
+    def updates(start, stop):
+        figure_page.page.evaluate("async texts => { for (const t of texts) await window.attentionLive.setText(t); }",
+                                  [texts[i % len(texts)] for i in range(start, stop)])
+
+    updates(0, first)
     at_first = memory_mb(figure_page.page)
-    run(first, last)
+    updates(first, last)
     return memory_mb(figure_page.page) - at_first
 
 

@@ -293,17 +293,17 @@ def test_wrong_mime_types(playwright, mime_types, state, named):
     assert result == state and all(word in status for word in named), status
 
 
-class CutFirstWasm(build.StaticHandler):
-    """Serves dist/, but the first response for the wasm stops halfway, as a dropped connection would."""
+class CutFirstResponse(build.StaticHandler):
+    """Serves dist/, but the first response for a path ending in ``cut`` stops halfway, as a dropped
+    connection would."""
 
-    cut_done = False
+    cut, done = "", False
 
     def do_GET(self):
-        if self.path.endswith(".wasm") and not CutFirstWasm.cut_done:
-            CutFirstWasm.cut_done = True
-            data = (build.DIST / "pyodide" / "pyodide.asm.wasm").read_bytes()
+        if self.path.endswith(self.cut) and not type(self).done:
+            type(self).done = True
+            data = (build.DIST / self.path.lstrip("/")).read_bytes()
             self.send_response(200)
-            self.send_header("Content-Type", "application/wasm")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data[: len(data) // 2])
@@ -312,13 +312,15 @@ class CutFirstWasm(build.StaticHandler):
         super().do_GET()
 
 
-def test_a_failed_download(playwright):
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(CutFirstWasm, directory=str(build.DIST)))
+@pytest.mark.parametrize("cut", ["pyodide/pyodide.asm.wasm", "weights/model.safetensors"])
+def test_a_failed_download(playwright, cut):
+    handler = type("Handler", (CutFirstResponse,), {"cut": cut})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(build.DIST)))
     with serving(server) as url, browser_context(playwright) as context:
         page = context.new_page()
         page.goto(url + "/")
         page.wait_for_selector("html[data-state='error']", state="attached", timeout=WAIT_MS)
-        assert "pyodide.asm.wasm" in page.locator("#status").text_content()
+        assert cut in page.locator("#status").text_content()
         page.evaluate("window.beforeRetry = true")  # gone if the page reloads
         page.locator("#retry").click()
         page.wait_for_selector("html[data-state='ready']", state="attached", timeout=WAIT_MS)

@@ -24,13 +24,16 @@ def test_default_view_tells_the_story(browser_page, figure):
     assert marks == [1, 1]
 
 
-def test_query_stays_while_the_text_before_it_is_unchanged(browser_page, figure):
+def test_query_stays_while_the_text_before_it_is_unchanged_else_follows_the_typing(browser_page, figure):
     figure_page, _, _ = browser_page
     default = json.loads((WEIGHTS / "default_view.json").read_text(encoding="utf-8"))
     figure_page.select(layer=default["layer"], head=default["head"], token=default["token"])
     figure_page.set_text(default["text"] + " And then")
     assert check_view(figure_page, figure)["token"] == default["token"]
     figure_page.set_text("Once upon a time")
+    state = check_view(figure_page, figure)
+    assert state["token"] == len(state["ids"]) - 1
+    figure_page.type("Alice said nothing")  # the box cleared, then retyped key by key: the query keeps up
     state = check_view(figure_page, figure)
     assert state["token"] == len(state["ids"]) - 1
     error = figure_page.page.evaluate("() => window.attentionLive.setText(null).then(() => 'resolved', e => e.name)")

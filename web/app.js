@@ -39,6 +39,7 @@ function setStatus(text) {
 function fail(message) {
   root.dataset.state = "error";
   setStatus(message);
+  if (view.result) drawNotice(view.result);
   el.retry.hidden = false;
   readyReject(new Error(message));
   for (const waiter of queue.waiters.splice(0)) waiter.reject(new Error(message));
@@ -69,7 +70,10 @@ function drawSelection(previewToken = null) {
 
 function drawNotice(result) {
   const parts = [];
-  if (result.precomputed) parts.push("This view was computed when the figure was built; the live model is still loading.");
+  if (result.precomputed) {
+    parts.push(root.dataset.state === "error" ? "This view was computed when the figure was built."
+      : "This view was computed when the figure was built; the live model is still loading.");
+  }
   if (result.charsDropped > 0) {
     parts.push(`Only the last ${Array.from(result.text).length.toLocaleString("en")} characters are used.`); // code points, as Python counts
   }
@@ -81,13 +85,15 @@ function drawNotice(result) {
   el.notice.hidden = parts.length === 0;
 }
 
-/* The query stays on its token while the text up to it is unchanged; otherwise it follows the
- * typing to the last token. The first result keeps the default view's query. */
+/* A query on the last token follows the typing to the new last token; any other query stays on its
+ * token while the text up to it is unchanged, and otherwise moves to the last token too. The first
+ * result keeps the default view's query. */
 function queryAfter(previous, result) {
   const T = result.ids.length;
   if (T === 0) return 0;
   if (view.token >= T) return T - 1;
   if (previous === null) return view.token;
+  if (view.token === previous.ids.length - 1) return T - 1;
   const unchanged = previous.ids.length > view.token
     && previous.ids.slice(0, view.token + 1).every((id, i) => id === result.ids[i]);
   return unchanged ? view.token : T - 1;
@@ -287,7 +293,9 @@ async function start() {
   window.attentionLive = api;
   newReadyPromise();
   try {
-    const response = await fetch(new URL("build.json", base));
+    const response = await fetch(new URL("build.json", base)).catch((error) => {
+      throw new Error(`could not download build.json (${error.message}): check the connection, then reload`);
+    });
     if (!response.ok) throw new Error(`could not download build.json (HTTP ${response.status})`);
     const manifest = await response.json();
     const defaultView = manifest.default_view; // its text is already in the box (build.py put it there)

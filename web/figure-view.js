@@ -58,6 +58,7 @@ export function drawWeights(container, row, query, previewing) {
     const percent = chip.querySelector(".percent");
     chip.classList.toggle("query", index === query && !previewing);
     chip.classList.toggle("preview", index === query && previewing);
+    if (!previewing) chip.setAttribute("aria-pressed", String(index === query));
     if (index <= query) {
       const weight = row[index];
       chip.classList.remove("masked");

@@ -36,11 +36,11 @@
   }
 
   if (location.protocol === "file:") {
-    stop("This page must be served over HTTP, not opened from disk: run `python3 build.py serve`, " +
+    stop("This page must be served over HTTP, not opened from disk: run \u201cpython3 build.py serve\u201d, " +
       "or put the dist/ folder on any static web server.");
   } else if (self.origin === "null") {
-    stop("This page runs in a sandboxed iframe without `allow-same-origin`: add `allow-scripts " +
-      "allow-same-origin` to the iframe's sandbox attribute.");
+    stop("This page runs in a sandboxed iframe without allow-same-origin: add \u201callow-scripts " +
+      "allow-same-origin\u201d to the iframe's sandbox attribute.");
   } else if (typeof WebAssembly !== "object" || typeof Worker !== "function") {
     stop("This browser cannot run the figure: it needs WebAssembly and Web Workers.");
   } else {

@@ -17,27 +17,33 @@ function post(message, transfer = []) {
   self.postMessage(message, transfer);
 }
 
+/** The bytes of `url` (Uint8Array), posting {stage, loaded, total} progress if `stage` is given;
+ *  any failure (no connection, an HTTP error, a connection cut midway) names the URL. */
 async function fetchBytes(url, stage = null) {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`could not download ${url} (HTTP ${response.status})`);
-  const total = Number(response.headers.get("Content-Length")) || 0;
-  const reader = response.body.getReader();
-  const chunks = [];
-  let loaded = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    loaded += value.length;
-    if (stage) post({ type: "progress", stage, loaded, total });
+  try {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    const total = Number(response.headers.get("Content-Length")) || 0;
+    const reader = response.body.getReader();
+    const chunks = [];
+    let loaded = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      loaded += value.length;
+      if (stage) post({ type: "progress", stage, loaded, total });
+    }
+    const bytes = new Uint8Array(loaded);
+    let offset = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, offset);
+      offset += chunk.length;
+    }
+    return bytes;
+  } catch (error) {
+    throw new Error(`could not download ${url} (${error.message})`);
   }
-  const bytes = new Uint8Array(loaded);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return bytes;
 }
 
 async function init(base, manifest) {
