@@ -293,6 +293,21 @@ def test_wrong_mime_types(playwright, mime_types, state, named):
     assert result == state and all(word in status for word in named), status
 
 
+def test_wrong_mime_types_with_nosniff(playwright):
+    """With X-Content-Type-Options: nosniff no script runs at all; the page's own HTML and CSS still say why."""
+    headers = {"X-Content-Type-Options": "nosniff"}
+    with serving(build.make_server(0, mime_types={".js": "text/plain"}, headers=headers)) as url, \
+            browser_context(playwright) as context:
+        page = context.new_page()
+        page.goto(url + "/")
+        page.locator("#no-scripts").wait_for(state="visible", timeout=ERROR_WITHIN_MS + 2_000)
+        assert "text/javascript" in page.locator("#no-scripts").text_content()
+    with serving(build.make_server(0)) as url, browser_context(playwright) as context:
+        figure_page = FigurePage(context.new_page())
+        figure_page.open(url + "/")
+        assert not figure_page.page.locator("#no-scripts").is_visible()
+
+
 class CutFirstResponse(build.StaticHandler):
     """Serves dist/, but the first response for a path ending in ``cut`` stops halfway, as a dropped
     connection would."""

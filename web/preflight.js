@@ -5,6 +5,7 @@
 
 (function preflight() {
   const root = document.documentElement;
+  root.dataset.scripts = "running"; // hides the page's no-scripts sentence (see style.css)
 
   function stop(problem) {
     root.dataset.state = "error";
