@@ -164,8 +164,9 @@ def build(pyodide_dir=None):
         shutil.copy2(ROOT / "weights" / name, DIST / "weights" / name)
     default_view = json.loads((ROOT / "weights" / "default_view.json").read_text(encoding="utf-8"))
     fill_default_text(DIST / "index.html", default_view["text"])
-    files = sorted(p.relative_to(DIST).as_posix() for p in DIST.rglob("*") if p.is_file())
-    build_id = hashlib.sha256("".join(f + sha256_of(DIST / f) for f in files).encode()).hexdigest()[:16]
+    files = {path: {"bytes": (DIST / path).stat().st_size, "sha256": sha256_of(DIST / path)}
+             for path in sorted(p.relative_to(DIST).as_posix() for p in DIST.rglob("*") if p.is_file())}
+    build_id = hashlib.sha256("".join(path + f["sha256"] for path, f in files.items()).encode()).hexdigest()[:16]
     manifest = {
         "build": build_id,
         "pyodide": "pyodide/",
@@ -176,10 +177,10 @@ def build(pyodide_dir=None):
         "tokenizer": {"path": "weights/tokenizer.json", "bytes": (DIST / "weights/tokenizer.json").stat().st_size},
         "default_view": default_view,
         "config": model_config(DIST / "weights/model.safetensors"),
-        "files": files,  # what sw.js stores for offline use
+        "files": files,  # checked by worker.js as they arrive; stored by sw.js for offline use
     }
     (DIST / "build.json").write_text(json.dumps(manifest, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
-    print(f"built {DIST} ({sum((DIST / f).stat().st_size for f in files):,} bytes, build {build_id})")
+    print(f"built {DIST} ({sum(f['bytes'] for f in files.values()):,} bytes, build {build_id})")
     return manifest
 
 

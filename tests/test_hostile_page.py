@@ -11,7 +11,11 @@ each start their own browser and server. Every wait is on a state the page annou
 import contextlib
 import functools
 import http.server
+import json
+import os
 import shutil
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -213,6 +217,27 @@ def test_served_under_a_sub_path(playwright, tmp_path, figure):
     assert requests and all(r.startswith(f"{url}/{sub_path}") for r in requests), requests
 
 
+class NoSlashRedirect(build.StaticHandler):
+    """A "clean URL" host: /unit3/attention answers with index.html itself instead of redirecting to
+    /unit3/attention/."""
+
+    def do_GET(self):
+        if self.path == "/unit3/attention":
+            self.path = "/unit3/attention/index.html"
+        super().do_GET()
+
+
+def test_served_under_a_sub_path_without_its_trailing_slash(playwright, tmp_path):
+    (tmp_path / "unit3").mkdir()
+    (tmp_path / "unit3" / "attention").symlink_to(build.DIST, target_is_directory=True)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(NoSlashRedirect, directory=str(tmp_path)))
+    with serving(server) as url, browser_context(playwright) as context:
+        page = context.new_page()
+        page.goto(url + "/unit3/attention")  # every relative URL now resolves to /unit3/: no script, no style
+        page.locator("#no-scripts").wait_for(state="visible", timeout=ERROR_WITHIN_MS)
+        assert "ends with a slash" in page.locator("#no-scripts").text_content()
+
+
 def test_strict_content_security_policy(playwright):
     meta = (build.DIST / "index.html").read_text(encoding="utf-8")
     assert "script-src 'self' 'wasm-unsafe-eval';" in meta and "unsafe-eval'" not in meta.replace("'wasm-unsafe-eval'", "")
@@ -231,11 +256,15 @@ def test_strict_content_security_policy(playwright):
 
 def test_sandboxed_iframe(playwright, origin):
     body = (f'<iframe sandbox="allow-scripts" src="{origin}/"></iframe>'
-            f'<iframe sandbox="allow-scripts allow-same-origin" src="{origin}/"></iframe>')
+            f'<iframe sandbox="allow-scripts allow-same-origin" src="{origin}/"></iframe>'
+            f'<iframe sandbox="allow-same-origin" src="{origin}/"></iframe>')
     with parent_page(playwright, body) as page:
         state, status = frame_state(page, 0, ERROR_WITHIN_MS)
         assert state == "error" and "allow-same-origin" in status, status
         assert frame_state(page, 1)[0] == "ready"
+        no_scripts = page.frame_locator("iframe").nth(2).locator("#no-scripts")  # no script may run at all
+        no_scripts.wait_for(state="visible", timeout=ERROR_WITHIN_MS + 2_000)
+        assert 'sandbox="allow-scripts allow-same-origin"' in no_scripts.text_content()
 
 
 def test_parent_with_cross_origin_embedder_policy_require_corp(playwright, origin):
@@ -265,7 +294,15 @@ def test_two_figures_on_one_page(playwright, origin, figure):
     ("truncate", "weights/model.safetensors", "model.safetensors is damaged"),
     ("flip a byte", "weights/model.safetensors", "model.safetensors is damaged"),
     ("flip a byte", "pyodide/pyodide.asm.wasm", "pyodide.asm.wasm"),
-    ("delete", "weights/tokenizer.json", "weights/tokenizer.json"),
+    ("delete", "weights/tokenizer.json", "weights/tokenizer.json could not be downloaded (HTTP 404)"),
+    ("flip a byte", "pyodide/python_stdlib.zip", "pyodide/python_stdlib.zip is damaged"),
+    ("truncate", "pyodide/python_stdlib.zip", "pyodide/python_stdlib.zip is damaged"),
+    ("delete", "pyodide/pyodide-lock.json", "pyodide/pyodide-lock.json could not be downloaded (HTTP 404)"),
+    ("truncate", "build.json", "build.json is damaged"),
+    ("truncate", "worker.js", "could not start worker.js"),
+    ("delete", "app.js", "app.js could not be downloaded (HTTP 404)"),
+    ("delete", "figure-view.js", "figure-view.js could not be downloaded (HTTP 404)"),
+    ("truncate", "worker-client.js", "worker-client.js is damaged"),
 ])
 def test_a_file_missing_or_damaged(playwright, tmp_path, damage, file, named):
     site = tmp_path / "site"
@@ -309,38 +346,74 @@ def test_wrong_mime_types_with_nosniff(playwright):
 
 
 class CutFirstResponse(build.StaticHandler):
-    """Serves dist/, but the first response for a path ending in ``cut`` stops halfway, as a dropped
-    connection would."""
+    """Serves dist/, but the first response for the path ``cut`` stops halfway, as a dropped connection
+    would; or, with ``stall`` set, sends half and then nothing until ``stall`` (a threading.Event) is set."""
 
-    cut, done = "", False
+    cut, stall, done = "", None, False
 
     def do_GET(self):
-        if self.path.endswith(self.cut) and not type(self).done:
+        if self.path == "/" + self.cut and not type(self).done:
             type(self).done = True
-            data = (build.DIST / self.path.lstrip("/")).read_bytes()
+            data = (build.DIST / self.cut).read_bytes()
             self.send_response(200)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data[: len(data) // 2])
+            self.wfile.flush()
+            if self.stall:
+                self.stall.wait(timeout=600)
             self.close_connection = True
             return
         super().do_GET()
 
 
-@pytest.mark.parametrize("cut", ["pyodide/pyodide.asm.wasm", "weights/model.safetensors"])
-def test_a_failed_download(playwright, cut):
-    handler = type("Handler", (CutFirstResponse,), {"cut": cut})
+@pytest.mark.parametrize("cut, stall", [
+    ("pyodide/pyodide.asm.wasm", False), ("weights/model.safetensors", False), ("build.json", False),
+    ("pyodide/python_stdlib.zip", True),
+])
+def test_a_failed_download(playwright, cut, stall):
+    release = threading.Event()
+    handler = type("Handler", (CutFirstResponse,), {"cut": cut, "stall": release if stall else None})
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(build.DIST)))
-    with serving(server) as url, browser_context(playwright) as context:
-        page = context.new_page()
-        page.goto(url + "/")
-        page.wait_for_selector("html[data-state='error']", state="attached", timeout=WAIT_MS)
-        assert cut in page.locator("#status").text_content()
-        page.evaluate("window.beforeRetry = true")  # gone if the page reloads
-        page.locator("#retry").click()
-        page.wait_for_selector("html[data-state='ready']", state="attached", timeout=WAIT_MS)
-        assert page.evaluate("window.attentionLive.ready.then(() => window.beforeRetry)") is True
-        assert not page.locator("#retry").is_visible()
+    problems = []
+    try:
+        with serving(server) as url, browser_context(playwright) as context:
+            page = context.new_page()
+            page.on("pageerror", lambda e: problems.append(str(e)))
+            page.goto(url + "/")
+            page.wait_for_selector("html[data-state='error']", state="attached", timeout=WAIT_MS)
+            status = page.locator("#status").text_content()
+            assert cut in status and ("no data for 30 s" in status or not stall), status
+            page.locator("#text").press_sequentially("ab")  # typing while in the error state is harmless
+            page.evaluate("window.beforeRetry = true")  # gone if the page reloads
+            page.locator("#retry").click()
+            page.wait_for_selector("html[data-state='ready']", state="attached", timeout=WAIT_MS)
+            assert page.evaluate("window.attentionLive.ready.then(() => window.beforeRetry)") is True
+            assert not page.locator("#retry").is_visible()
+    finally:
+        release.set()
+    assert not problems, problems
+
+
+def test_a_new_deployment_replaces_the_stored_one(playwright, tmp_path):
+    """Files last modified days ago look fresh to the HTTP cache for hours; the page and sw.js
+    revalidate them, so build B is used as soon as it is deployed, and build A's offline copy goes."""
+    site = tmp_path / "site"
+    shutil.copytree(build.DIST, site)
+    days_ago = time.time() - 5 * 86400
+    for path in site.rglob("*"):
+        os.utime(path, (days_ago, days_ago))
+    with serving(build.make_server(0, site)) as url, browser_context(playwright) as context:
+        figure_page = FigurePage(context.new_page())
+        figure_page.open(url + "/")
+        figure_page.page.wait_for_selector("html[data-offline='ready']", state="attached", timeout=WAIT_MS)
+        manifest = (site / "build.json").read_text(encoding="utf-8")
+        build_a = json.loads(manifest)["build"]
+        (site / "build.json").write_text(manifest.replace(build_a, "b" * len(build_a)), encoding="utf-8")  # build B
+        figure_page.open(url + "/")
+        figure_page.page.wait_for_selector("html[data-offline='ready']", state="attached", timeout=WAIT_MS)
+        caches = figure_page.page.evaluate("caches.keys()")
+        assert len(caches) == 1 and caches[0].endswith(" " + "b" * len(build_a)), caches
 
 
 def test_offline_after_a_first_visit(playwright, figure):

@@ -51,3 +51,17 @@ def test_typing_clicking_and_switching(browser_page, figure):
         figure_page.click_choice("heads", head)
         state = check_view(figure_page, figure)
         assert (state["layer"], state["head"], state["token"]) == (layer, head, 4)
+
+
+def test_a_refused_selection_changes_nothing(browser_page, figure):
+    figure_page, _, _ = browser_page
+    outcome = "v => window.attentionLive.select(v).then(() => 'resolved', e => e.name)"
+    figure_page.set_text("Alice said")
+    figure_page.select(layer=1, head=1, token=0)
+    before = figure_page.state()
+    assert figure_page.page.evaluate(outcome, {"layer": 2, "head": 3, "token": 999}) == "RangeError"
+    assert figure_page.state() == before
+    check_view(figure_page, figure)
+    assert figure_page.page.evaluate("() => window.attentionLive.select({ token: -0 }).then(() => Object.is(window.attentionLive.state().token, 0))")
+    figure_page.set_text("")
+    assert figure_page.page.evaluate(outcome, {"token": 0}) == "RangeError"

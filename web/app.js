@@ -25,10 +25,18 @@ const base = new URL("./", document.baseURI).href;
 const view = { result: null, layer: 1, head: 1, token: 0, config: null };
 const queue = { newest: null, requested: 0, shown: 0, busy: false, waiters: [] };
 let worker = null; // the PythonWorker, once it is ready
-let ready, readyResolve, readyReject; // a new promise for each attempt to load (see boot)
+let ready, readyResolve, readyReject; // one promise per attempt to load (see attempt and boot)
+let readySettled = true;
 
+/* A new `ready` for a new attempt; while the current one is still pending, it carries on instead, so
+ * that whoever awaits it hears how this attempt ends. */
 function newReadyPromise() {
-  ready = new Promise((resolve, reject) => { readyResolve = resolve; readyReject = reject; });
+  if (!readySettled) return;
+  readySettled = false;
+  ready = new Promise((resolve, reject) => {
+    readyResolve = () => { readySettled = true; resolve(); };
+    readyReject = (error) => { readySettled = true; reject(error); };
+  });
   ready.catch(() => {}); // the page shows the error; callers of .ready still see the rejection
 }
 
@@ -184,13 +192,17 @@ const api = {
     el.text.value = text; // the box shows it with line breaks normalised; the figure gets it as given
     return submit(text);
   },
-  /** Choose the view: layer and head 1-based as labelled, token 0-based among the shown tokens. */
-  async select({ layer = view.layer, head = view.head, token = view.token } = {}) {
+  /** Choose the view: layer and head 1-based as labelled, token 0-based among the shown tokens; a
+   *  field left out keeps its value at the time the figure is ready. All fields are checked before
+   *  any changes: a RangeError leaves the view as it was. */
+  async select(choice = {}) {
     await ready;
     const T = view.result ? view.result.ids.length : 0;
-    view.layer = checkedNumber(layer, 1, view.config.n_layer, "layer");
-    view.head = checkedNumber(head, 1, view.config.n_head, "head");
-    view.token = T === 0 ? 0 : checkedNumber(token, 0, T - 1, "token");
+    const layer = checkedNumber(choice.layer ?? view.layer, 1, view.config.n_layer, "layer");
+    const head = checkedNumber(choice.head ?? view.head, 1, view.config.n_head, "head");
+    if (T === 0 && choice.token !== undefined) throw new RangeError("token: the text has no tokens to select");
+    const token = T === 0 ? 0 : checkedNumber(choice.token ?? view.token, 0, T - 1, "token");
+    Object.assign(view, { layer: layer + 0, head: head + 0, token: token + 0 }); // + 0 turns -0 into 0
     drawSelection();
     await afterPaint();
   },
@@ -210,13 +222,9 @@ const api = {
   },
 };
 
-const loading = { stage: "python", percent: 0 }; // what the worker last reported
-
-function describeLoading({ stage, loaded, total }, manifest) {
-  if (stage === "model") loading.percent = total ? Math.round((100 * loaded) / total) : 0;
-  else loading.stage = stage;
-  const step = loading.stage === "python" ? "Starting Python (Pyodide)" : "Loading numpy and the tokenizer";
-  return `${step}… · loading the model (≈${(manifest.model.bytes / 1e6).toFixed(1)} MB): ${loading.percent}%`;
+function describeLoading({ stage, downloaded }) {
+  const step = stage === "python" ? "Starting Python (Pyodide)" : "Loading numpy and the model";
+  return `${step}… · ${(downloaded / 1e6).toFixed(1)} MB downloaded`;
 }
 
 /* Until Python runs, the default sentence is drawn from the model's numbers that
@@ -264,12 +272,11 @@ async function boot(manifest) {
   newReadyPromise();
   root.dataset.state = "loading";
   el.retry.hidden = true;
-  Object.assign(loading, { stage: "python", percent: 0 });
   worker?.terminate();
   worker = null;
   try {
-    setStatus(`Loading the model (≈${(manifest.model.bytes / 1e6).toFixed(1)} MB)…`);
-    const python = new PythonWorker(new URL("worker.js", base), (p) => setStatus(describeLoading(p, manifest)));
+    setStatus("Starting Python (Pyodide)…");
+    const python = new PythonWorker(new URL("worker.js", base), (p) => setStatus(describeLoading(p)));
     try {
       await python.init(base, manifest);
     } catch (error) {
@@ -287,38 +294,61 @@ async function boot(manifest) {
   }
 }
 
-async function start() {
+/** build.json: what this build is made of (see build.py). Revalidated, so a new deployment is seen. */
+async function fetchManifest() {
+  const response = await fetch(new URL("build.json", base), { cache: "no-cache" }).catch((error) => {
+    throw new Error(`could not download build.json (${error.message}): check the connection, then try again`);
+  });
+  if (!response.ok) throw new Error(`could not download build.json (HTTP ${response.status}): check that all of dist/ is on the server`);
+  try {
+    return await response.json();
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw new Error(`could not download build.json (${error.message}): check the connection, then try again`);
+    throw new Error(`build.json is damaged (${error.message}): copy dist/ to the server again`);
+  }
+}
+
+/* Draw the default view from build.json before Python runs, and wire the controls. */
+async function showManifest(manifest) {
+  const { config, default_view: defaultView } = manifest; // its text is already in the box (build.py put it there)
+  Object.assign(view, { layer: defaultView.layer, head: defaultView.head, token: defaultView.token, config });
+  el.modelSize.textContent = `tiny ${config.n_layer}-layer, ${config.n_head}-head`;
+  drawChoices(el.layers, config.n_layer, (layer) => api.select({ layer }));
+  drawChoices(el.heads, config.n_head, (head) => api.select({ head }));
+  showPrecomputed(defaultView, config);
+  await afterPaint();
+  performance.mark("attention-live:first-paint");
+}
+
+let manifest = null; // build.json, once downloaded
+
+/* The first attempt, and each "Try again": build.json first if it has not arrived yet, then Python. */
+async function attempt() {
+  newReadyPromise();
+  if (manifest === null) {
+    root.dataset.state = "loading";
+    el.retry.hidden = true;
+    try {
+      manifest = await fetchManifest();
+    } catch (error) {
+      fail(`The figure could not start: ${error.message}`);
+      return;
+    }
+    await showManifest(manifest);
+  }
+  await boot(manifest);
+}
+
+function start() {
   if (window.attentionLive) return; // a second start on the same page is a no-op
   if (root.dataset.preflight === "failed") return; // preflight.js has said why the figure cannot run here
   window.attentionLive = api;
-  newReadyPromise();
-  try {
-    const response = await fetch(new URL("build.json", base)).catch((error) => {
-      throw new Error(`could not download build.json (${error.message}): check the connection, then reload`);
-    });
-    if (!response.ok) throw new Error(`could not download build.json (HTTP ${response.status})`);
-    const manifest = await response.json();
-    const defaultView = manifest.default_view; // its text is already in the box (build.py put it there)
-    view.layer = defaultView.layer;
-    view.head = defaultView.head;
-    view.token = defaultView.token;
-    el.text.addEventListener("input", (event) => {
-      if (view.result?.precomputed) forgetPrecomputed();
-      submit(el.text.value, event.timeStamp);
-    });
-    const { config } = manifest;
-    view.config = config;
-    el.modelSize.textContent = `tiny ${config.n_layer}-layer, ${config.n_head}-head`;
-    drawChoices(el.layers, config.n_layer, (layer) => api.select({ layer }));
-    drawChoices(el.heads, config.n_head, (head) => api.select({ head }));
-    showPrecomputed(defaultView, config);
-    await afterPaint();
-    performance.mark("attention-live:first-paint");
-    el.retry.addEventListener("click", () => boot(manifest));
-    await boot(manifest);
-  } catch (error) {
-    fail(`The figure could not start: ${error.message}`);
-  }
+  el.text.addEventListener("input", (event) => {
+    if (view.result?.precomputed) forgetPrecomputed();
+    submit(el.text.value, event.timeStamp).catch(() => {}); // after a failed start the status already says why
+  });
+  el.retry.addEventListener("click", attempt);
+  attempt();
 }
 
 start();

@@ -6,6 +6,7 @@
 (function preflight() {
   const root = document.documentElement;
   root.dataset.scripts = "running"; // hides the page's no-scripts sentence (see style.css)
+  document.addEventListener("DOMContentLoaded", () => { document.getElementById("no-scripts").hidden = true; });
 
   function stop(problem) {
     root.dataset.state = "error";
@@ -15,25 +16,40 @@
     else show();
   }
 
+  let scriptError = null; // the first error thrown while a script of the page was parsed or run
+  window.addEventListener("error", (event) => { scriptError ??= event.filename ? event : null; });
+
   /* Module scripts run before DOMContentLoaded, and app.js defines window.attentionLive as it starts;
-   * if it has not, the browser refused the module, most often for its MIME type. */
+   * if it has not, the browser refused one of the page's modules (listed in index.html as the module
+   * script and its modulepreload links): name it and why. */
   async function explainBlockedModule() {
-    const url = document.querySelector("script[type=module]").src;
-    const name = new URL(url).pathname.split("/").pop();
-    let type = "";
-    try {
-      type = ((await fetch(url)).headers.get("Content-Type") || "").split(";")[0].trim();
-    } catch {
-      stop(`The page's script ${name} could not be downloaded: check that it is on the server next to index.html.`);
+    const name = (url) => new URL(url).pathname.split("/").pop();
+    if (scriptError) {
+      stop(`The page's script ${name(scriptError.filename)} is damaged (${scriptError.message}): copy dist/ to the server again.`);
       return;
     }
-    if (!/^(text|application)\/(x-)?javascript$/.test(type)) {
-      stop(`The server sent ${name} as ${type || "no type"}, but browsers run scripts only when sent as ` +
-        "text/javascript: configure the server to send .js (and .mjs) files as text/javascript.");
-    } else {
-      stop(`The page's script ${name} did not run: check that no Content-Security-Policy of the server blocks ` +
-        "scripts from this origin (the figure needs script-src 'self' 'wasm-unsafe-eval').");
+    const modules = document.querySelectorAll("script[type=module], link[rel=modulepreload]");
+    for (const url of Array.from(modules, (element) => element.src || element.href)) {
+      let response;
+      try {
+        response = await fetch(url, { cache: "no-cache" });
+      } catch {
+        stop(`The page's script ${name(url)} could not be downloaded: check the connection, then reload the page.`);
+        return;
+      }
+      const type = (response.headers.get("Content-Type") || "").split(";")[0].trim();
+      if (!response.ok) {
+        stop(`The page's script ${name(url)} could not be downloaded (HTTP ${response.status}): check that all of dist/ is on the server.`);
+        return;
+      }
+      if (!/^(text|application)\/(x-)?javascript$/.test(type)) {
+        stop(`The server sent ${name(url)} as ${type || "no type"}, but browsers run scripts only when sent as ` +
+          "text/javascript: configure the server to send .js (and .mjs) files as text/javascript.");
+        return;
+      }
     }
+    stop(`The page's scripts did not run: check that no Content-Security-Policy of the server blocks scripts ` +
+      "from this origin (the figure needs script-src 'self' 'wasm-unsafe-eval').");
   }
 
   if (location.protocol === "file:") {

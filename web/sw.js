@@ -4,8 +4,8 @@
  *   install   store every file of that build (build.json's "files") in one Cache Storage cache,
  *             named after this worker's scope and the build;
  *   activate  delete this scope's caches of other builds, and take control of open pages;
- *   fetch     network first, so a new deployment is seen at once; the stored copy only when the
- *             network fails.
+ *   fetch     network first (revalidated), so a new deployment is seen at once; the stored copy
+ *             only when the network fails.
  * Lifecycle and Cache API: W3C Service Workers, https://www.w3.org/TR/service-workers/
  */
 "use strict";
@@ -21,7 +21,7 @@ async function storeBuild() {
     throw new Error(`build.json is build ${manifest.build}, not ${build}: the page will register the newer one`);
   }
   const cache = await caches.open(cacheName);
-  const paths = ["./", "build.json", ...manifest.files];
+  const paths = ["./", "build.json", ...Object.keys(manifest.files)];
   await cache.addAll(paths.map((path) => new Request(path, { cache: "no-cache" }))); // revalidated: 304s, not a second download
 }
 
@@ -31,9 +31,16 @@ async function dropOtherBuilds() {
   await self.clients.claim();
 }
 
+/* Revalidated with the server (a 304 costs a few bytes), so that a file the HTTP cache holds from an
+ * older deployment is never taken for this one's. */
+function revalidated(request) {
+  return request.mode === "navigate" ? fetch(request.url, { cache: "no-cache", credentials: "same-origin" })
+    : fetch(new Request(request, { cache: "no-cache" }));
+}
+
 async function networkThenCache(request) {
   try {
-    return await fetch(request);
+    return await revalidated(request);
   } catch (error) {
     const cache = await caches.open(cacheName);
     const stored = (await cache.match(request, { ignoreSearch: true }))

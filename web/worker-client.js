@@ -3,7 +3,7 @@
 export class PythonWorker {
   /**
    * @param {URL} url            worker script
-   * @param {function} onProgress called with {stage, loaded, total} while loading
+   * @param {function} onProgress called with {stage, downloaded} while loading (see worker.js)
    */
   constructor(url, onProgress) {
     this.worker = new Worker(url);
@@ -12,8 +12,8 @@ export class PythonWorker {
     this.onProgress = onProgress;
     this.worker.onmessage = (event) => this.receive(event.data);
     const name = url.pathname.split("/").pop();
-    this.worker.onerror = (event) => this.fail(event.message
-      || `could not start ${name}: check that it is on the server and sent as text/javascript`);
+    this.worker.onerror = (event) => this.fail(`could not start ${name} (${event.message || "not loaded"}): `
+      + "check that all of dist/ is on the server, with .js files sent as text/javascript");
   }
 
   /** Load Pyodide, numpy, the project wheel and the model. Resolves once analyse() can be called. */

@@ -2,7 +2,7 @@
  *
  * Messages in:   {type: "init", base, manifest}        once; base is the page's folder URL, manifest build.json
  *                {type: "analyse", id, text}           the visitor's text, passed to Python as data
- * Messages out:  {type: "progress", stage, loaded, total}
+ * Messages out:  {type: "progress", stage, downloaded}   stage "python" | "numpy"; downloaded: bytes so far
  *                {type: "ready"}
  *                {type: "result", id, text, ids, labels, tokensDropped, charsDropped,
  *                 attention: Float32Array, shape: [n_layer, n_head, T, T]}  (attention transferred)
@@ -17,46 +17,39 @@ function post(message, transfer = []) {
   self.postMessage(message, transfer);
 }
 
-/** The bytes of `url` (Uint8Array), posting {stage, loaded, total} progress if `stage` is given;
- *  any failure (no connection, an HTTP error, a connection cut midway) names the URL. */
-async function fetchBytes(url, stage = null) {
-  try {
-    const response = await fetch(url);
-    if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    const total = Number(response.headers.get("Content-Length")) || 0;
-    const reader = response.body.getReader();
-    const chunks = [];
-    let loaded = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      loaded += value.length;
-      if (stage) post({ type: "progress", stage, loaded, total });
-    }
-    const bytes = new Uint8Array(loaded);
-    let offset = 0;
-    for (const chunk of chunks) {
-      bytes.set(chunk, offset);
-      offset += chunk.length;
-    }
-    return bytes;
-  } catch (error) {
-    throw new Error(`could not download ${url} (${error.message})`);
-  }
+importScripts("checked-fetch.js", "wasm-guards.js");
+
+let downloadFailures = []; // from checked-fetch.js: every failed download, each naming its file
+const downloaded = new Map(); // path -> bytes received so far
+
+/** The bytes of `url` (Uint8Array), through checked-fetch.js. */
+async function fetchBytes(url) {
+  return new Uint8Array(await (await fetch(url)).arrayBuffer());
+}
+
+function progress(stage) {
+  let bytes = 0;
+  for (const loaded of downloaded.values()) bytes += loaded;
+  post({ type: "progress", stage, downloaded: bytes });
 }
 
 async function init(base, manifest) {
-  post({ type: "progress", stage: "python", loaded: 0, total: 0 });
+  let stage = "python";
+  downloadFailures = installCheckedFetch(base, manifest.files, (path, loaded) => {
+    downloaded.set(path, loaded);
+    progress(stage);
+  });
+  progress(stage);
   const files = Promise.all([ // downloaded while Python starts
-    fetchBytes(new URL(manifest.model.path, base), "model"),
+    fetchBytes(new URL(manifest.model.path, base)),
     fetchBytes(new URL(manifest.tokenizer.path, base)),
   ]);
   files.catch(() => {}); // a failure is reported where it is awaited, below
   const indexURL = new URL(manifest.pyodide, base).href;
-  await step(`Python (${manifest.pyodide}pyodide.js)`, () => importScripts(indexURL + "pyodide.js", "wasm-guards.js"));
-  pyodide = await step(`Python (${manifest.pyodide}pyodide.asm.wasm)`, () => loadPyodideOrFail({ indexURL }));
-  post({ type: "progress", stage: "numpy", loaded: 0, total: 0 });
+  await step(`Python (${manifest.pyodide}pyodide.js)`, () => importScripts(indexURL + "pyodide.js"));
+  pyodide = await step(`Python (${manifest.pyodide}pyodide.asm.js and pyodide.asm.wasm)`, () => loadPyodideOrFail({ indexURL }));
+  stage = "numpy";
+  progress(stage);
   await step(`${manifest.packages.join(" and ")} (wheels in ${manifest.pyodide})`, async () => {
     const errors = []; // loadPackage reports a failed download or checksum here instead of throwing
     await pyodide.loadPackage(manifest.packages, { messageCallback: () => {}, errorCallback: (e) => errors.push(e) });
@@ -118,11 +111,13 @@ function sentence(error) {
   return lines.filter((line) => line.trim() && !line.startsWith("See ")).at(-1) ?? lines.at(-1);
 }
 
-/** Run one loading step; a failure says which file it was about. */
+/** Run one loading step; a failure says which file it was about: the file whose download failed,
+ *  if one did (Pyodide often reports that as a later, vaguer error), otherwise the step's files. */
 async function step(what, work) {
   try {
     return await work();
   } catch (error) {
+    if (downloadFailures.length) throw downloadFailures[0];
     throw new Error(`could not load ${what}: ${sentence(error)}`);
   }
 }
