@@ -64,7 +64,7 @@ async function init(base, manifest) {
       micropip.destroy();
     }
   });
-  const [modelBytes, tokenizerBytes] = await files;
+  const [modelBytes, tokenizerBytes] = await step(`the model (${manifest.model.path}, ${manifest.tokenizer.path})`, () => files);
   const Figure = pyodide.pyimport("attention_live.figure").Figure;
   const modelPy = pyodide.toPy(modelBytes); // a Python memoryview holding a copy of the bytes
   const tokenizerPy = pyodide.toPy(tokenizerBytes);
