@@ -65,3 +65,16 @@ def test_a_refused_selection_changes_nothing(browser_page, figure):
     assert figure_page.page.evaluate("() => window.attentionLive.select({ token: -0 }).then(() => Object.is(window.attentionLive.state().token, 0))")
     figure_page.set_text("")
     assert figure_page.page.evaluate(outcome, {"token": 0}) == "RangeError"
+
+
+def test_select_waits_for_the_text_on_its_way(browser_page, figure):
+    figure_page, _, _ = browser_page
+    figure_page.set_text("ab")
+    text = "Alice said that the Queen was very angry indeed."
+    token = figure_page.page.evaluate("""t => {
+        const api = window.attentionLive;
+        api.setText(t);  // not awaited: select must pick among this text's tokens
+        return api.select({ token: 8 }).then(() => api.state().token);
+    }""", text)
+    assert token == 8 and len(figure.analyse(text)["ids"]) == 10  # "ab" has 1 or 2 tokens
+    check_view(figure_page, figure)

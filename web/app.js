@@ -197,6 +197,9 @@ const api = {
    *  any changes: a RangeError leaves the view as it was. */
   async select(choice = {}) {
     await ready;
+    if (queue.requested > queue.shown) { // a text still on its way: select among its tokens
+      await new Promise((resolve, reject) => queue.waiters.push({ seq: queue.requested, resolve, reject }));
+    }
     const T = view.result ? view.result.ids.length : 0;
     const layer = checkedNumber(choice.layer ?? view.layer, 1, view.config.n_layer, "layer");
     const head = checkedNumber(choice.head ?? view.head, 1, view.config.n_head, "head");
@@ -294,12 +297,17 @@ async function boot(manifest) {
   }
 }
 
+function httpAdvice(status) {
+  return status === 404 ? "check that all of dist/ is on the server" : "the server could not send it; try again later";
+}
+
 /** build.json: what this build is made of (see build.py). Revalidated, so a new deployment is seen. */
 async function fetchManifest() {
-  const response = await fetch(new URL("build.json", base), { cache: "no-cache" }).catch((error) => {
+  const timeLimit = AbortSignal.timeout(30000); // 17 kB: 30 s without the whole of it is a stall
+  const response = await fetch(new URL("build.json", base), { cache: "no-cache", signal: timeLimit }).catch((error) => {
     throw new Error(`could not download build.json (${error.message}): check the connection, then try again`);
   });
-  if (!response.ok) throw new Error(`could not download build.json (HTTP ${response.status}): check that all of dist/ is on the server`);
+  if (!response.ok) throw new Error(`could not download build.json (HTTP ${response.status}): ${httpAdvice(response.status)}`);
   try {
     return await response.json();
   } catch (error) {
@@ -321,22 +329,29 @@ async function showManifest(manifest) {
 }
 
 let manifest = null; // build.json, once downloaded
+let attempting = false; // one attempt at a time, however often "Try again" is clicked
 
 /* The first attempt, and each "Try again": build.json first if it has not arrived yet, then Python. */
 async function attempt() {
-  newReadyPromise();
-  if (manifest === null) {
-    root.dataset.state = "loading";
-    el.retry.hidden = true;
-    try {
-      manifest = await fetchManifest();
-    } catch (error) {
-      fail(`The figure could not start: ${error.message}`);
-      return;
+  if (attempting) return;
+  attempting = true;
+  try {
+    newReadyPromise();
+    if (manifest === null) {
+      root.dataset.state = "loading";
+      el.retry.hidden = true;
+      try {
+        manifest = await fetchManifest();
+      } catch (error) {
+        fail(`The figure could not start: ${error.message}`);
+        return;
+      }
+      await showManifest(manifest);
     }
-    await showManifest(manifest);
+    await boot(manifest);
+  } finally {
+    attempting = false;
   }
-  await boot(manifest);
 }
 
 function start() {

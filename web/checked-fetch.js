@@ -44,7 +44,8 @@ async function checkedDownload(networkFetch, url, path, expected, onBytes) {
     }
   } catch (error) {
     const why = stalled ? `no data for ${STALL_MS / 1000} s` : error.message;
-    const fix = response && !response.ok ? "check that all of dist/ is on the server" : "check the connection, then try again";
+    const fix = !response || response.ok ? "check the connection, then try again"
+      : response.status === 404 ? "check that all of dist/ is on the server" : "the server could not send it; try again later";
     throw new Error(`${path} could not be downloaded (${why}): ${fix}`);
   } finally {
     clearTimeout(timer);
@@ -57,8 +58,10 @@ async function checkedDownload(networkFetch, url, path, expected, onBytes) {
   }
   const digest = sha256Hex(await crypto.subtle.digest("SHA-256", bytes));
   if (loaded !== expected.bytes || digest !== expected.sha256) {
-    throw new Error(`${path} is damaged (${loaded.toLocaleString("en")} bytes, not the ` +
-      `${expected.bytes.toLocaleString("en")} with the sha256 in build.json): copy dist/ to the server again`);
+    const what = loaded === expected.bytes ? "its sha256 differs from build.json's"
+      : `${loaded.toLocaleString("en")} bytes, not the ${expected.bytes.toLocaleString("en")} build.json lists`;
+    throw new Error(`${path} is damaged (${what}): reload the page; if this persists, copy dist/ to the ` +
+      "server again, byte for byte (no line-ending or encoding conversion)");
   }
   return new Response(bytes, { status: 200, statusText: "OK", headers: response.headers });
 }

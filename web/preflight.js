@@ -43,7 +43,7 @@
         return;
       }
       if (!/^(text|application)\/(x-)?javascript$/.test(type)) {
-        stop(`The server sent ${name(url)} as ${type || "no type"}, but browsers run scripts only when sent as ` +
+        stop(`The server sent ${name(url)} ${type ? `as ${type}` : "without a Content-Type"}, but browsers run scripts only when sent as ` +
           "text/javascript: configure the server to send .js (and .mjs) files as text/javascript.");
         return;
       }

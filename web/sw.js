@@ -43,8 +43,7 @@ async function networkThenCache(request) {
     return await revalidated(request);
   } catch (error) {
     const cache = await caches.open(cacheName);
-    const stored = (await cache.match(request, { ignoreSearch: true }))
-      ?? (request.mode === "navigate" ? await cache.match("index.html") : undefined);
+    const stored = await cache.match(request, { ignoreSearch: true }); // the figure's own files only
     if (stored) return stored;
     throw error;
   }

@@ -1,5 +1,7 @@
 /* The page's side of the Python worker: request ids mapped to promises (Pyodide's web-worker pattern). */
 
+const SILENT_MS = 45000; // while loading, this long without any message from the worker is a stall
+
 export class PythonWorker {
   /**
    * @param {URL} url            worker script
@@ -11,17 +13,33 @@ export class PythonWorker {
     this.nextId = 1;
     this.onProgress = onProgress;
     this.worker.onmessage = (event) => this.receive(event.data);
-    const name = url.pathname.split("/").pop();
-    this.worker.onerror = (event) => this.fail(`could not start ${name} (${event.message || "not loaded"}): `
+    this.name = url.pathname.split("/").pop();
+    this.loading = false; // true while init() is pending
+    this.worker.onerror = (event) => this.fail(`could not start ${this.name} (${event.message || "not loaded"}): `
       + "check that all of dist/ is on the server, with .js files sent as text/javascript");
   }
 
   /** Load Pyodide, numpy, the project wheel and the model. Resolves once analyse() can be called. */
   init(base, manifest) {
-    return new Promise((resolve, reject) => {
+    this.current = this.name; // what is loading now, for the watchdog's sentence
+    this.loading = true;
+    const loaded = new Promise((resolve, reject) => {
       this.readyHandlers = { resolve, reject };
       this.worker.postMessage({ type: "init", base, manifest });
     });
+    this.watch();
+    return loaded.finally(() => {
+      this.loading = false;
+      clearTimeout(this.watchdog);
+    });
+  }
+
+  /* Downloads that the worker's checked fetch cannot see (importScripts, the worker script itself)
+   * can stall too: a loading worker that says nothing for SILENT_MS has stalled. */
+  watch() {
+    clearTimeout(this.watchdog);
+    this.watchdog = setTimeout(() => this.fail(`nothing arrived for ${SILENT_MS / 1000} s while loading ${this.current}: `
+      + "check the connection, then try again"), SILENT_MS);
   }
 
   /** Tokens and attention of `text` (a string, passed as data). Resolves with the worker's result. */
@@ -39,7 +57,9 @@ export class PythonWorker {
   }
 
   receive(message) {
-    if (message.type === "progress") this.onProgress(message);
+    if (this.loading) this.watch();
+    if (message.type === "step") this.current = message.what;
+    else if (message.type === "progress") this.onProgress(message);
     else if (message.type === "ready") this.readyHandlers.resolve(message);
     else if (message.type === "result") this.settle(message.id, "resolve", message);
     else if (message.type === "error" && message.id !== undefined) this.settle(message.id, "reject", new Error(message.message));

@@ -3,6 +3,7 @@
  * Messages in:   {type: "init", base, manifest}        once; base is the page's folder URL, manifest build.json
  *                {type: "analyse", id, text}           the visitor's text, passed to Python as data
  * Messages out:  {type: "progress", stage, downloaded}   stage "python" | "numpy"; downloaded: bytes so far
+ *                {type: "step", what}                  a loading step begins (what: its files)
  *                {type: "ready"}
  *                {type: "result", id, text, ids, labels, tokensDropped, charsDropped,
  *                 attention: Float32Array, shape: [n_layer, n_head, T, T]}  (attention transferred)
@@ -114,6 +115,7 @@ function sentence(error) {
 /** Run one loading step; a failure says which file it was about: the file whose download failed,
  *  if one did (Pyodide often reports that as a later, vaguer error), otherwise the step's files. */
 async function step(what, work) {
+  post({ type: "step", what }); // the page's watchdog names it if nothing more arrives
   try {
     return await work();
   } catch (error) {
