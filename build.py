@@ -172,9 +172,8 @@ def build(pyodide_dir=None):
         "pyodide": "pyodide/",
         "packages": list(PYODIDE_PACKAGES[:2]),
         "wheel": f"wheels/{wheel}",
-        "model": {"path": "weights/model.safetensors", "bytes": (DIST / "weights/model.safetensors").stat().st_size,
-                  "sha256": sha256_of(DIST / "weights/model.safetensors")},
-        "tokenizer": {"path": "weights/tokenizer.json", "bytes": (DIST / "weights/tokenizer.json").stat().st_size},
+        "model": "weights/model.safetensors",  # its bytes and sha256 are in "files"
+        "tokenizer": "weights/tokenizer.json",
         "default_view": default_view,
         "config": model_config(DIST / "weights/model.safetensors"),
         "files": files,  # checked by worker.js as they arrive; stored by sw.js for offline use

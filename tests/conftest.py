@@ -66,20 +66,18 @@ def browser_page(origin, playwright):
 
     At the end, fails on any page error, console error or dialog (``problems``) and on any request
     that left the page's origin, the worker's included (``requests``: every URL requested)."""
-    from figure_page import CHROMIUM, CHROMIUM_ARGS, FigurePage
+    from figure_page import FigurePage, browser_context
 
     problems, requests = [], []
-    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-    context = browser.new_context()
-    context.on("request", lambda r: requests.append(r.url))
-    page = context.new_page()
-    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
-    page.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
-    figure_page = FigurePage(page)
-    figure_page.open(origin + "/")
-    yield figure_page, problems, requests
-    browser.close()
+    with browser_context(playwright) as context:
+        context.on("request", lambda r: requests.append(r.url))
+        page = context.new_page()
+        page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+        page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+        page.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
+        figure_page = FigurePage(page)
+        figure_page.open(origin + "/")
+        yield figure_page, problems, requests
     assert not problems, problems
     foreign = [url for url in requests if not url.startswith(origin + "/")]
     assert not foreign, f"requests left the page's origin: {foreign}"

@@ -142,6 +142,16 @@ def memory_growth_mb(figure_page, first=100, last=1000):
 
 
 @contextlib.contextmanager
+def browser_context(playwright, args=CHROMIUM_ARGS, **options):
+    """A fresh Debian chromium (own profile) and one context with ``options``; closed afterwards."""
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=args)
+    try:
+        yield browser.new_context(**options)
+    finally:
+        browser.close()
+
+
+@contextlib.contextmanager
 def serving(server):
     """Run ``server`` (an http.server on 127.0.0.1) in a thread; yields its origin URL, then stops it."""
     threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -24,8 +24,7 @@ from playwright.sync_api import Error as PlaywrightError
 
 import build
 from conftest import PATHOLOGICAL_TEXTS
-from figure_page import (CHROMIUM, CHROMIUM_ARGS, MEMORY_ARGS, WAIT_MS, FigurePage, check_view, memory_growth_mb,
-                         serving)
+from figure_page import MEMORY_ARGS, WAIT_MS, FigurePage, browser_context, check_view, memory_growth_mb, serving
 
 ERROR_WITHIN_MS = 3_000  # a failure found before Python starts is reported within this time
 LONGEST_TASK_MS = 200  # the cases file's bound on one main-thread task
@@ -142,16 +141,6 @@ def test_longer_than_the_context(browser_page, figure):
 
 
 # How the page is hosted and opened
-
-@contextlib.contextmanager
-def browser_context(playwright, args=CHROMIUM_ARGS, **options):
-    """A fresh browser (own profile) and one context with ``options``; closed afterwards."""
-    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=args)
-    try:
-        yield browser.new_context(**options)
-    finally:
-        browser.close()
-
 
 def load_site(playwright, site, mime_types=None, headers=None, timeout=WAIT_MS):
     """Open a copy of the site served with these MIME types and headers over build.py's; returns

@@ -25,18 +25,10 @@ const base = new URL("./", document.baseURI).href;
 const view = { result: null, layer: 1, head: 1, token: 0, config: null };
 const queue = { newest: null, requested: 0, shown: 0, busy: false, waiters: [] };
 let worker = null; // the PythonWorker, once it is ready
-let ready, readyResolve, readyReject; // one promise per attempt to load (see attempt and boot)
-let readySettled = true;
+let ready, readyResolve, readyReject; // a new promise for each attempt to load (see attempt)
 
-/* A new `ready` for a new attempt; while the current one is still pending, it carries on instead, so
- * that whoever awaits it hears how this attempt ends. */
 function newReadyPromise() {
-  if (!readySettled) return;
-  readySettled = false;
-  ready = new Promise((resolve, reject) => {
-    readyResolve = () => { readySettled = true; resolve(); };
-    readyReject = (error) => { readySettled = true; reject(error); };
-  });
+  ready = new Promise((resolve, reject) => { readyResolve = resolve; readyReject = reject; });
   ready.catch(() => {}); // the page shows the error; callers of .ready still see the rejection
 }
 
@@ -164,9 +156,14 @@ function submit(text, inputTime = undefined) {
   if (root.dataset.state === "error") return Promise.reject(new Error(el.status.textContent));
   queue.requested += 1;
   queue.newest = { seq: queue.requested, text, inputTime };
-  const shown = new Promise((resolve, reject) => queue.waiters.push({ seq: queue.requested, resolve, reject }));
+  const shown = whenShown(queue.requested);
   pump();
   return shown;
+}
+
+/** Resolves once the text of request `seq` (or a newer one) is on screen. */
+function whenShown(seq) {
+  return new Promise((resolve, reject) => queue.waiters.push({ seq, resolve, reject }));
 }
 
 function pickToken(index) {
@@ -197,9 +194,7 @@ const api = {
    *  any changes: a RangeError leaves the view as it was. */
   async select(choice = {}) {
     await ready;
-    if (queue.requested > queue.shown) { // a text still on its way: select among its tokens
-      await new Promise((resolve, reject) => queue.waiters.push({ seq: queue.requested, resolve, reject }));
-    }
+    if (queue.requested > queue.shown) await whenShown(queue.requested); // select among the tokens of a text on its way
     const T = view.result ? view.result.ids.length : 0;
     const layer = checkedNumber(choice.layer ?? view.layer, 1, view.config.n_layer, "layer");
     const head = checkedNumber(choice.head ?? view.head, 1, view.config.n_head, "head");
@@ -270,11 +265,8 @@ async function keepForOffline(manifest) {
   }
 }
 
-/* One attempt to load Python and the model; "Try again" after a failure runs it again, without a reload. */
+/* Python and the model, for one attempt (see attempt): a fresh worker each time. */
 async function boot(manifest) {
-  newReadyPromise();
-  root.dataset.state = "loading";
-  el.retry.hidden = true;
   worker?.terminate();
   worker = null;
   try {
@@ -337,9 +329,9 @@ async function attempt() {
   attempting = true;
   try {
     newReadyPromise();
+    root.dataset.state = "loading";
+    el.retry.hidden = true;
     if (manifest === null) {
-      root.dataset.state = "loading";
-      el.retry.hidden = true;
       try {
         manifest = await fetchManifest();
       } catch (error) {

@@ -42,8 +42,8 @@ async function init(base, manifest) {
   });
   progress(stage);
   const files = Promise.all([ // downloaded while Python starts
-    fetchBytes(new URL(manifest.model.path, base)),
-    fetchBytes(new URL(manifest.tokenizer.path, base)),
+    fetchBytes(new URL(manifest.model, base)),
+    fetchBytes(new URL(manifest.tokenizer, base)),
   ]);
   files.catch(() => {}); // a failure is reported where it is awaited, below
   const indexURL = new URL(manifest.pyodide, base).href;
@@ -65,11 +65,11 @@ async function init(base, manifest) {
       micropip.destroy();
     }
   });
-  const [modelBytes, tokenizerBytes] = await step(`the model (${manifest.model.path}, ${manifest.tokenizer.path})`, () => files);
+  const [modelBytes, tokenizerBytes] = await step(`the model (${manifest.model}, ${manifest.tokenizer})`, () => files);
   const Figure = pyodide.pyimport("attention_live.figure").Figure;
   const modelPy = pyodide.toPy(modelBytes); // a Python memoryview holding a copy of the bytes
   const tokenizerPy = pyodide.toPy(tokenizerBytes);
-  figure = Figure(modelPy, tokenizerPy, manifest.model.sha256);
+  figure = Figure(modelPy, tokenizerPy, manifest.files[manifest.model].sha256);
   for (const proxy of [Figure, modelPy, tokenizerPy]) proxy.destroy();
   post({ type: "ready" });
 }
