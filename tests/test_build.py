@@ -1,10 +1,16 @@
-"""build.py refuses any pinned piece whose hash differs from the official lock's."""
+"""build.py: it refuses any pinned piece whose hash differs from the official lock's, builds with a fresh
+Python (no setuptools, no wheel, no network once .cache/ is filled), and writes a wheel pip accepts."""
 
+import os
 import shutil
+import subprocess
+import sys
+import tomllib
 
 import pytest
 
 import build
+from source_tree import copy_sources, run_build
 
 
 @pytest.fixture(scope="module")
@@ -52,3 +58,39 @@ def test_the_project_wheel_is_reproducible(tmp_path):
     first = build.build_project_wheel(tmp_path / "a")
     second = build.build_project_wheel(tmp_path / "b")
     assert build.sha256_of(tmp_path / "a" / first) == build.sha256_of(tmp_path / "b" / second)
+
+
+def fresh_pythons():
+    """Python 3.11, 3.12 and 3.13 as found on PATH, and always the one running the tests."""
+    found = {f"{sys.version_info.major}.{sys.version_info.minor}": sys.executable}
+    for version in ("3.11", "3.12", "3.13"):
+        found.setdefault(version, shutil.which(f"python{version}"))
+    return {version: path for version, path in sorted(found.items()) if path}
+
+
+@pytest.mark.parametrize("version", fresh_pythons())
+def test_a_fresh_python_builds_the_site(tmp_path, version):
+    """`python build.py` with the Python of a fresh venv (3.11: pip and setuptools 65, no wheel;
+    3.12+: no setuptools), offline once .cache/ is filled, gives the same build as this one."""
+    venv = tmp_path / "venv"
+    subprocess.run([fresh_pythons()[version], "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    missing = subprocess.run([python, "-c", "import importlib.util as u; print(u.find_spec('wheel') is None)"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    assert missing == "True", "this venv has the wheel package: it would not test a fresh Python"
+    dist = run_build(copy_sources(tmp_path / "project"), python)
+    assert build.build_folder(dist).name == build.build_folder().name  # same sources, same build id
+    assert (dist / "index.html").read_text(encoding="utf-8") == (build.DIST / "index.html").read_text(encoding="utf-8")
+
+
+def test_the_project_wheel_installs_with_pip(tmp_path):
+    """pip, the reference installer, accepts the wheel build.py writes (RECORD hashes included)."""
+    wheel = build.build_project_wheel(tmp_path / "wheel")
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", "--target",
+                    str(tmp_path / "site"), str(tmp_path / "wheel" / wheel)], check=True)
+    installed = subprocess.run([sys.executable, "-c", "import importlib.metadata as m, attention_live.figure; "
+                                "print(m.version('attention-live'), attention_live.figure.__file__)"],
+                               cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(tmp_path / "site")},
+                               capture_output=True, text=True, check=True).stdout.split()
+    assert installed[0] == tomllib.loads((build.ROOT / "py" / "pyproject.toml").read_text())["project"]["version"]
+    assert installed[1].startswith(str(tmp_path / "site"))

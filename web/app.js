@@ -20,7 +20,8 @@ const el = {
   modelSize: document.getElementById("model-size"),
   retry: document.getElementById("retry"),
 };
-const base = new URL("./", document.baseURI).href;
+const page = new URL("./", document.baseURI).href; // the figure's folder: index.html and sw.js
+const buildFolder = new URL("./", import.meta.url).href; // this build's files, app.js among them (see build.py)
 
 const view = { result: null, layer: 1, head: 1, token: 0, config: null };
 const queue = { newest: null, requested: 0, shown: 0, busy: false, waiters: [] };
@@ -204,11 +205,13 @@ const api = {
     drawSelection();
     await afterPaint();
   },
-  /** The view on screen: weights is the selected attention row (probabilities of keys 0..T-1). */
+  /** The view on screen: weights is the selected attention row (probabilities of keys 0..T-1);
+   *  build is the id of the build running (build.json's "build"), null until build.json has arrived. */
   state() {
     const result = view.result;
     const T = result ? result.ids.length : 0;
     return {
+      build: manifest?.build ?? null,
       text: result ? result.text : el.text.value,
       ids: result ? Array.from(result.ids) : [],
       tokens: result ? Array.from(result.labels) : [],
@@ -221,7 +224,7 @@ const api = {
 };
 
 function describeLoading({ stage, downloaded }) {
-  const step = stage === "python" ? "Starting Python (Pyodide)" : "Loading numpy and the model";
+  const step = stage === "python" ? "Starting Python (Pyodide) and numpy" : "Loading the figure's Python package and the model";
   return `${step}… · ${(downloaded / 1e6).toFixed(1)} MB downloaded`;
 }
 
@@ -248,8 +251,8 @@ function forgetPrecomputed() {
 async function keepForOffline(manifest) {
   try {
     if (!("serviceWorker" in navigator)) throw new Error("no service workers in this context");
-    const script = new URL(`sw.js?build=${encodeURIComponent(manifest.build)}`, base);
-    const registration = await navigator.serviceWorker.register(script, { scope: base });
+    const script = new URL(`sw.js?build=${encodeURIComponent(manifest.build)}`, page);
+    const registration = await navigator.serviceWorker.register(script, { scope: page });
     const worker = registration.installing ?? registration.waiting ?? registration.active;
     await new Promise((resolve, reject) => {
       const settle = () => {
@@ -271,9 +274,9 @@ async function boot(manifest) {
   worker = null;
   try {
     setStatus("Starting Python (Pyodide)…");
-    const python = new PythonWorker(new URL("worker.js", base), (p) => setStatus(describeLoading(p)));
+    const python = new PythonWorker(new URL("worker.js", buildFolder), (p) => setStatus(describeLoading(p)));
     try {
-      await python.init(base, manifest);
+      await python.init(buildFolder, manifest);
     } catch (error) {
       python.terminate();
       throw error;
@@ -293,10 +296,11 @@ function httpAdvice(status) {
   return status === 404 ? "check that all of dist/ is on the server" : "the server could not send it; try again later";
 }
 
-/** build.json: what this build is made of (see build.py). Revalidated, so a new deployment is seen. */
+/** build.json: what this build is made of (see build.py); it sits in the build's folder beside app.js,
+ *  so the page, the worker and every file it lists are always of one build. */
 async function fetchManifest() {
   const timeLimit = AbortSignal.timeout(30000); // 17 kB: 30 s without the whole of it is a stall
-  const response = await fetch(new URL("build.json", base), { cache: "no-cache", signal: timeLimit }).catch((error) => {
+  const response = await fetch(new URL("build.json", buildFolder), { signal: timeLimit }).catch((error) => {
     throw new Error(`could not download build.json (${error.message}): check the connection, then try again`);
   });
   if (!response.ok) throw new Error(`could not download build.json (HTTP ${response.status}): ${httpAdvice(response.status)}`);

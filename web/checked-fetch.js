@@ -1,11 +1,15 @@
 /* Attention, live: every file the worker downloads, Pyodide's own requests included, passes here
  * (installCheckedFetch replaces the worker's fetch). For each file listed in build.json's "files":
  *
- *   counted  onBytes(path, bytesSoFar) as data arrives, for the loading line;
- *   watched  a download that receives nothing for STALL_MS is aborted: a stalled connection ends in
- *            an error, and "Try again", instead of an endless wait;
- *   checked  its length and sha256 must be the ones build.py recorded, so a damaged or truncated
- *            file is named instead of failing somewhere inside Pyodide.
+ *   streamed  the caller gets the network's own Response as soon as its headers arrive, so that
+ *             WebAssembly compiles pyodide.asm.wasm while it downloads and the browser keeps the
+ *             compiled code for the next visit (V8 caches only streamed compiles of such responses);
+ *   counted   onBytes(path, bytesSoFar) as data arrives, for the loading line;
+ *   watched   a download that receives nothing for STALL_MS is aborted: a stalled connection ends in
+ *             an error, and "Try again", instead of an endless wait;
+ *   checked   a copy of the body (Response.clone) is read beside the caller: its length and sha256
+ *             must be the ones build.py recorded. The figure is not ready until every check has passed
+ *             (checks.allPassed()), so a damaged or swapped file is named instead of being used.
  *
  * Requests for other URLs pass through untouched. Hashing: Web Crypto, SubtleCrypto.digest("SHA-256").
  */
@@ -17,38 +21,23 @@ function sha256Hex(buffer) {
   return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** Download `url` (listed as `path`, with `expected` {bytes, sha256}) and return a Response of the checked bytes. */
-async function checkedDownload(networkFetch, url, path, expected, onBytes) {
-  const controller = new AbortController();
-  let stalled = false;
-  let timer = 0;
-  const watch = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => { stalled = true; controller.abort(); }, STALL_MS);
-  };
-  let response;
+function downloadError(path, why, response) {
+  const fix = !response || response.ok ? "check the connection, then try again"
+    : response.status === 404 ? "check that all of dist/ is on the server" : "the server could not send it; try again later";
+  return new Error(`${path} could not be downloaded (${why}): ${fix}`);
+}
+
+/** Read `body` (a ReadableStream) to its end as one Uint8Array; `onChunk(bytesSoFar)` after each chunk. */
+async function readAll(body, onChunk) {
+  const reader = body.getReader();
   const chunks = [];
   let loaded = 0;
-  watch();
-  try {
-    response = await networkFetch(url, { signal: controller.signal });
-    if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    const reader = response.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      watch();
-      chunks.push(value);
-      loaded += value.length;
-      onBytes(path, loaded);
-    }
-  } catch (error) {
-    const why = stalled ? `no data for ${STALL_MS / 1000} s` : error.message;
-    const fix = !response || response.ok ? "check the connection, then try again"
-      : response.status === 404 ? "check that all of dist/ is on the server" : "the server could not send it; try again later";
-    throw new Error(`${path} could not be downloaded (${why}): ${fix}`);
-  } finally {
-    clearTimeout(timer);
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    loaded += value.length;
+    onChunk(loaded);
   }
   const bytes = new Uint8Array(loaded);
   let offset = 0;
@@ -56,34 +45,95 @@ async function checkedDownload(networkFetch, url, path, expected, onBytes) {
     bytes.set(chunk, offset);
     offset += chunk.length;
   }
+  return bytes;
+}
+
+/** The length and sha256 of `bytes` against `expected` ({bytes, sha256}); throws naming `path`. */
+async function checkBytes(bytes, path, expected) {
   const digest = sha256Hex(await crypto.subtle.digest("SHA-256", bytes));
-  if (loaded !== expected.bytes || digest !== expected.sha256) {
-    const what = loaded === expected.bytes ? "its sha256 differs from build.json's"
-      : `${loaded.toLocaleString("en")} bytes, not the ${expected.bytes.toLocaleString("en")} build.json lists`;
-    throw new Error(`${path} is damaged (${what}): reload the page; if this persists, copy dist/ to the ` +
-      "server again, byte for byte (no line-ending or encoding conversion)");
+  if (bytes.length === expected.bytes && digest === expected.sha256) return;
+  const what = bytes.length === expected.bytes ? "its sha256 differs from build.json's"
+    : `${bytes.length.toLocaleString("en")} bytes, not the ${expected.bytes.toLocaleString("en")} build.json lists`;
+  throw new Error(`${path} is damaged (${what}): reload the page; if this persists, copy dist/ to the ` +
+    "server again, byte for byte (no line-ending or encoding conversion)");
+}
+
+/**
+ * Start downloading `url` (listed as `path`, with `expected` {bytes, sha256}). Resolves with the
+ * network's Response once its headers have arrived (rejects on an HTTP error or a failed connection);
+ * `onCheck(promise)` receives the check of its body, which settles once the whole body is read.
+ */
+async function checkedDownload(networkFetch, url, path, expected, onBytes, onCheck) {
+  const controller = new AbortController();
+  let stalled = false;
+  let timer = 0;
+  const watch = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => { stalled = true; controller.abort(); }, STALL_MS);
+  };
+  const why = (error) => (stalled ? `no data for ${STALL_MS / 1000} s` : error.message);
+  watch();
+  let response;
+  try {
+    response = await networkFetch(url, { signal: controller.signal, cache: "force-cache" }); // a build's files never change
+  } catch (error) {
+    clearTimeout(timer);
+    throw downloadError(path, why(error));
   }
-  return new Response(bytes, { status: 200, statusText: "OK", headers: response.headers });
+  if (!response.ok) {
+    clearTimeout(timer);
+    throw downloadError(path, `HTTP ${response.status}`, response);
+  }
+  const copy = response.clone();
+  onCheck((async () => {
+    let bytes;
+    try {
+      bytes = await readAll(copy.body, (loaded) => {
+        watch();
+        onBytes(path, loaded);
+      });
+    } catch (error) {
+      throw downloadError(path, why(error), response);
+    } finally {
+      clearTimeout(timer);
+    }
+    await checkBytes(bytes, path, expected);
+  })());
+  return response;
 }
 
 /**
  * Route the worker's fetch of the files in `files` ({path: {bytes, sha256}}, paths relative to
- * `base`, the page's folder URL) through checkedDownload. Returns the list that collects every
- * download failure (Error objects, each naming its file), newest last.
+ * `base`, the build's folder URL) through checkedDownload. Returns the checks:
+ *   failures      every failed download or check so far (Error objects, each naming its file), oldest first;
+ *   allPassed()   resolves once every download started so far has been read and checked, rejects
+ *                 with the first failure;
+ *   settled()     resolves once every check started so far has settled, whatever its outcome.
  */
 function installCheckedFetch(base, files, onBytes) {
   const networkFetch = self.fetch.bind(self);
   const failures = [];
-  self.fetch = async (resource, options) => {
+  const pending = [];
+  const record = (promise) => {
+    const recorded = promise.catch((error) => {
+      failures.push(error);
+      throw error;
+    });
+    recorded.catch(() => {}); // reported through failures, allPassed() and the caller
+    pending.push(recorded);
+    return recorded;
+  };
+  self.fetch = (resource, options) => {
     const url = new URL(resource instanceof Request ? resource.url : String(resource), base);
     const path = url.href.startsWith(base) ? url.href.slice(base.length).split(/[?#]/)[0] : "";
     if (!Object.hasOwn(files, path)) return networkFetch(resource, options);
-    try {
-      return await checkedDownload(networkFetch, url, path, files[path], onBytes);
-    } catch (error) {
-      failures.push(error);
-      throw error;
-    }
+    return record(checkedDownload(networkFetch, url, path, files[path], onBytes, record));
   };
-  return failures;
+  return {
+    failures,
+    allPassed: async () => {
+      await Promise.all(pending);
+    },
+    settled: () => Promise.allSettled(pending),
+  };
 }

@@ -1,28 +1,47 @@
 /* Attention, live: the service worker that keeps the figure working offline after one full visit.
  *
- * app.js registers it as sw.js?build=<id> once the figure is live (id: build.json's "build").
- *   install   store every file of that build (build.json's "files") in one Cache Storage cache,
- *             named after this worker's scope and the build;
+ * app.js registers it as sw.js?build=<id> once the figure is live (id: build.json's "build"). Every
+ * file of a build except index.html lives in the folder <id>/ (see build.py), so its URL names its
+ * build and its content never changes.
+ *   install   download every file of that build (its build.json's "files"), check each against the
+ *             sha256 listed there, and store them with index.html in one Cache Storage cache, named
+ *             after this worker's scope and the build;
  *   activate  delete this scope's caches of other builds, and take control of open pages;
- *   fetch     network first (revalidated), so a new deployment is seen at once; the stored copy
- *             only when the network fails.
+ *   fetch     index.html: the network first (revalidated, so a new deployment is seen at once), the
+ *             stored copy when the network fails. A file of this build: left to the browser while the
+ *             network answers (a response from a service worker loses V8's compiled-code cache for
+ *             pyodide.asm.wasm: measured 0.3-0.6 s more per warm start), the stored copy when the
+ *             browser is offline or index.html could not be fetched.
  * Lifecycle and Cache API: W3C Service Workers, https://www.w3.org/TR/service-workers/
  */
 "use strict";
 
 const build = new URL(self.location.href).searchParams.get("build");
+const buildFolder = new URL(`${build}/`, self.registration.scope).href;
 const cachePrefix = `attention-live ${self.registration.scope} `;
 const cacheName = cachePrefix + build;
 
-async function storeBuild() {
-  const response = await fetch("build.json", { cache: "no-store" });
-  const manifest = await response.json();
-  if (manifest.build !== build) {
-    throw new Error(`build.json is build ${manifest.build}, not ${build}: the page will register the newer one`);
+function sha256Hex(buffer) {
+  return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Download `path` of this build and check it against `expected` ({bytes, sha256}); a Response to store. */
+async function checkedCopy(path, expected) {
+  const response = await fetch(new URL(path, buildFolder), { cache: "force-cache" }); // a build's files never change
+  const bytes = await response.arrayBuffer();
+  if (!response.ok || bytes.byteLength !== expected.bytes || sha256Hex(await crypto.subtle.digest("SHA-256", bytes)) !== expected.sha256) {
+    throw new Error(`${path} of build ${build} is not the file build.json lists: not stored`);
   }
+  return new Response(bytes, { status: 200, statusText: "OK", headers: response.headers });
+}
+
+async function storeBuild() {
+  const manifest = await (await fetch(new URL("build.json", buildFolder), { cache: "force-cache" })).json();
+  const copies = await Promise.all(Object.entries(manifest.files).map(async ([path, expected]) => [path, await checkedCopy(path, expected)]));
   const cache = await caches.open(cacheName);
-  const paths = ["./", "build.json", ...Object.keys(manifest.files)];
-  await cache.addAll(paths.map((path) => new Request(path, { cache: "no-cache" }))); // revalidated: 304s, not a second download
+  await cache.add(new Request(self.registration.scope, { cache: "no-cache" }));
+  await cache.put(new URL("build.json", buildFolder), new Response(JSON.stringify(manifest), { headers: { "Content-Type": "application/json" } }));
+  await Promise.all(copies.map(([path, response]) => cache.put(new URL(path, buildFolder), response)));
 }
 
 async function dropOtherBuilds() {
@@ -31,17 +50,27 @@ async function dropOtherBuilds() {
   await self.clients.claim();
 }
 
-/* Revalidated with the server (a 304 costs a few bytes), so that a file the HTTP cache holds from an
- * older deployment is never taken for this one's. */
+async function storedThenNetwork(request) {
+  const stored = await (await caches.open(cacheName)).match(request, { ignoreSearch: true });
+  return stored ?? fetch(request);
+}
+
+/* Revalidated with the server (a 304 costs a few bytes), so that an index.html the HTTP cache holds
+ * from an older deployment is never taken for this one's. */
 function revalidated(request) {
   return request.mode === "navigate" ? fetch(request.url, { cache: "no-cache", credentials: "same-origin" })
     : fetch(new Request(request, { cache: "no-cache" }));
 }
 
-async function networkThenCache(request) {
+let networkFailed = false; // the last request for index.html got no answer: serve the build from the store
+
+async function networkThenStored(request) {
   try {
-    return await revalidated(request);
+    const response = await revalidated(request);
+    networkFailed = false;
+    return response;
   } catch (error) {
+    networkFailed = true;
     const cache = await caches.open(cacheName);
     const stored = await cache.match(request, { ignoreSearch: true }); // the figure's own files only
     if (stored) return stored;
@@ -52,7 +81,8 @@ async function networkThenCache(request) {
 self.addEventListener("install", (event) => event.waitUntil(storeBuild().then(() => self.skipWaiting())));
 self.addEventListener("activate", (event) => event.waitUntil(dropOtherBuilds()));
 self.addEventListener("fetch", (event) => {
-  if (event.request.method === "GET" && new URL(event.request.url).origin === self.location.origin) {
-    event.respondWith(networkThenCache(event.request));
-  }
+  const { request } = event;
+  if (request.method !== "GET" || new URL(request.url).origin !== self.location.origin) return;
+  if (!request.url.startsWith(buildFolder)) event.respondWith(networkThenStored(request));
+  else if (networkFailed || !self.navigator.onLine) event.respondWith(storedThenNetwork(request));
 });

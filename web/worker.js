@@ -2,7 +2,7 @@
  *
  * Messages in:   {type: "init", base, manifest}        once; base is the page's folder URL, manifest build.json
  *                {type: "analyse", id, text}           the visitor's text, passed to Python as data
- * Messages out:  {type: "progress", stage, downloaded}   stage "python" | "numpy"; downloaded: bytes so far
+ * Messages out:  {type: "progress", stage, downloaded}   stage "python" | "package"; downloaded: bytes so far
  *                {type: "step", what}                  a loading step begins (what: its files)
  *                {type: "ready"}
  *                {type: "result", id, text, ids, labels, tokensDropped, charsDropped,
@@ -20,12 +20,18 @@ function post(message, transfer = []) {
 
 importScripts("checked-fetch.js", "wasm-guards.js");
 
-let downloadFailures = []; // from checked-fetch.js: every failed download, each naming its file
+let checks = null; // from checked-fetch.js: the checks of every download, each failure naming its file
 const downloaded = new Map(); // path -> bytes received so far
 
 /** The bytes of `url` (Uint8Array), through checked-fetch.js. */
 async function fetchBytes(url) {
   return new Uint8Array(await (await fetch(url)).arrayBuffer());
+}
+
+/** The bytes of the gzip file at `url`, decompressed (DecompressionStream, a web standard). */
+async function fetchGunzipped(url) {
+  const response = await fetch(url);
+  return new Uint8Array(await new Response(response.body.pipeThrough(new DecompressionStream("gzip"))).arrayBuffer());
 }
 
 function progress(stage) {
@@ -34,9 +40,14 @@ function progress(stage) {
   post({ type: "progress", stage, downloaded: bytes });
 }
 
+/* Start-up, as fast as it can go (each step is timed with a performance mark, for the benchmark):
+ * the model, the tokenizer and Python's memory snapshot download while pyodide.js loads; Python is
+ * restored from the snapshot (made at build time by snapshot.mjs) instead of started, and numpy and
+ * micropip load as part of it; micropip installs the figure's wheel; every download's check must
+ * have passed before the figure says it is ready. */
 async function init(base, manifest) {
   let stage = "python";
-  downloadFailures = installCheckedFetch(base, manifest.files, (path, loaded) => {
+  checks = installCheckedFetch(base, manifest.files, (path, loaded) => {
     downloaded.set(path, loaded);
     progress(stage);
   });
@@ -46,18 +57,20 @@ async function init(base, manifest) {
     fetchBytes(new URL(manifest.tokenizer, base)),
   ]);
   files.catch(() => {}); // a failure is reported where it is awaited, below
+  const snapshot = fetchGunzipped(new URL(manifest.snapshot, base));
+  snapshot.catch(() => {}); // likewise, by loadPyodide
   const indexURL = new URL(manifest.pyodide, base).href;
-  await step(`Python (${manifest.pyodide}pyodide.js)`, () => importScripts(indexURL + "pyodide.js"));
-  pyodide = await step(`Python (${manifest.pyodide}pyodide.asm.js and pyodide.asm.wasm)`, () => loadPyodideOrFail({ indexURL }));
-  stage = "numpy";
-  progress(stage);
-  await step(`${manifest.packages.join(" and ")} (wheels in ${manifest.pyodide})`, async () => {
-    const errors = []; // loadPackage reports a failed download or checksum here instead of throwing
-    await pyodide.loadPackage(manifest.packages, { messageCallback: () => {}, errorCallback: (e) => errors.push(e) });
-    const missing = manifest.packages.filter((name) => !(name in pyodide.loadedPackages));
-    if (missing.length) throw new Error(`${missing.join(", ")} not installed (a failed download, or a wheel whose sha256 differs from pyodide-lock.json): ${errors.join(" ").replace(/\s+/g, " ").trim() || "unknown error"}`);
+  await step("pyodide.js", `Python (${manifest.pyodide}pyodide.js)`, () => importScripts(indexURL + "pyodide.js"));
+  pyodide = await step("python", `Python and ${manifest.packages.join(" and ")} (${manifest.pyodide}: pyodide.asm.js, ` +
+    `pyodide.asm.wasm, ${manifest.snapshot.slice(manifest.pyodide.length)} and the wheels)`, async () => {
+    const python = await loadPyodideOrFail({ indexURL, _loadSnapshot: snapshot, packages: manifest.packages });
+    const missing = manifest.packages.filter((name) => !(name in python.loadedPackages));
+    if (missing.length) throw new Error(`${missing.join(", ")} not installed (a failed download, or a wheel whose sha256 differs from pyodide-lock.json)`);
+    return python;
   });
-  await step(`the figure's Python package (${manifest.wheel})`, async () => {
+  stage = "package";
+  progress(stage);
+  await step("package", `the figure's Python package (${manifest.wheel})`, async () => {
     const micropip = pyodide.pyimport("micropip");
     try {
       await micropip.install(new URL(manifest.wheel, base).href, { deps: false });
@@ -65,12 +78,15 @@ async function init(base, manifest) {
       micropip.destroy();
     }
   });
-  const [modelBytes, tokenizerBytes] = await step(`the model (${manifest.model}, ${manifest.tokenizer})`, () => files);
-  const Figure = pyodide.pyimport("attention_live.figure").Figure;
-  const modelPy = pyodide.toPy(modelBytes); // a Python memoryview holding a copy of the bytes
-  const tokenizerPy = pyodide.toPy(tokenizerBytes);
-  figure = Figure(modelPy, tokenizerPy, manifest.files[manifest.model].sha256);
-  for (const proxy of [Figure, modelPy, tokenizerPy]) proxy.destroy();
+  const [modelBytes, tokenizerBytes] = await step("model", `the model (${manifest.model}, ${manifest.tokenizer})`, () => files);
+  await step("figure", "the figure's Python package", () => {
+    const Figure = pyodide.pyimport("attention_live.figure").Figure;
+    const modelPy = pyodide.toPy(modelBytes); // a Python memoryview holding a copy of the bytes
+    const tokenizerPy = pyodide.toPy(tokenizerBytes);
+    figure = Figure(modelPy, tokenizerPy, manifest.files[manifest.model].sha256);
+    for (const proxy of [Figure, modelPy, tokenizerPy]) proxy.destroy();
+  });
+  await step("checked", "the downloads", () => checks.allPassed());
   post({ type: "ready" });
 }
 
@@ -112,14 +128,18 @@ function sentence(error) {
   return lines.filter((line) => line.trim() && !line.startsWith("See ")).at(-1) ?? lines.at(-1);
 }
 
-/** Run one loading step; a failure says which file it was about: the file whose download failed,
- *  if one did (Pyodide often reports that as a later, vaguer error), otherwise the step's files. */
-async function step(what, work) {
+/** Run one loading step, then mark its end (performance mark "attention-live:worker:<name>"). A
+ *  failure says which file it was about: the file whose download or check failed, if one did (Pyodide
+ *  often reports that as a later, vaguer error), otherwise the step's files (`what`). */
+async function step(name, what, work) {
   post({ type: "step", what }); // the page's watchdog names it if nothing more arrives
   try {
-    return await work();
+    const result = await work();
+    performance.mark(`attention-live:worker:${name}`);
+    return result;
   } catch (error) {
-    if (downloadFailures.length) throw downloadFailures[0];
+    await checks.settled();
+    if (checks.failures.length) throw checks.failures[0];
     throw new Error(`could not load ${what}: ${sentence(error)}`);
   }
 }

@@ -1,0 +1,50 @@
+/* Attention, live: build a Pyodide memory snapshot with Node, for build.py.
+ *
+ *   node snapshot.mjs PYODIDE_DIR PROJECT_WHEEL OUT
+ *
+ * The figure's worker restores Python from this snapshot (loadPyodide's _loadSnapshot) instead of
+ * starting CPython and importing the standard library on every visit. Pyodide 0.27's snapshots hold
+ * CPython and pure-Python modules only: numpy's compiled extensions are not loaded again on restore,
+ * and modules that keep JavaScript objects (pyodide.*, micropip, asyncio's web loop) cannot be
+ * serialised. So:
+ *
+ *   1. a probe instance loads numpy and micropip, installs PROJECT_WHEEL, imports the figure's package
+ *      and lists the standard-library modules that this pulled in (those read from python_stdlib.zip);
+ *   2. a fresh instance, started with _makeSnapshot, imports exactly those modules, and its memory is
+ *      written to OUT, gzip-compressed (the worker decompresses it with DecompressionStream).
+ *
+ * PYTHONHASHSEED is fixed so that the same inputs give the same snapshot, and so the same build id.
+ * Source of the API: Pyodide 0.27.7, src/js/pyodide.ts (loadPyodide options) and src/js/snapshot.ts.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { basename, resolve } from "node:path";
+import { gzipSync } from "node:zlib";
+
+const [pyodideDir, wheelPath, out] = process.argv.slice(2).map((arg) => resolve(arg));
+const { loadPyodide } = createRequire(import.meta.url)(`${pyodideDir}/pyodide.js`);
+const options = { indexURL: `${pyodideDir}/`, env: { PYTHONHASHSEED: "0" }, stdout: () => {}, stderr: (line) => console.error(line) };
+const NOT_SERIALISABLE = ["pyodide", "_pyodide", "micropip", "asyncio", "js", "pyodide_js"];
+
+const probe = await loadPyodide(options);
+await probe.loadPackage(["numpy", "micropip"], { messageCallback: () => {} });
+const wheelInFS = `/tmp/${basename(wheelPath)}`;
+probe.FS.writeFile(wheelInFS, readFileSync(wheelPath));
+const stdlib = probe.runPython(`
+import site, sys, zipfile
+zipfile.ZipFile(${JSON.stringify(wheelInFS)}).extractall(site.getsitepackages()[0])
+import micropip, numpy, attention_live.figure
+stdlib_zip = tuple(path + "/" for path in sys.path if path.endswith(".zip"))
+" ".join(sorted(name for name, module in sys.modules.items()
+                if (getattr(module, "__file__", None) or "").startswith(stdlib_zip)
+                and name.split(".")[0] not in ${JSON.stringify(NOT_SERIALISABLE)}))
+`);
+
+const python = await loadPyodide({ ...options, _makeSnapshot: true });
+python.runPython(`
+import importlib
+for name in ${JSON.stringify(stdlib)}.split():
+    importlib.import_module(name)
+`);
+writeFileSync(out, gzipSync(python.makeMemorySnapshot(), { level: 9 }));
+console.log(`snapshot: Python with ${stdlib.split(" ").length} standard-library modules imported, ${out}`);
