@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -61,11 +62,15 @@ def test_the_project_wheel_is_reproducible(tmp_path):
 
 
 def fresh_pythons():
-    """Python 3.11, 3.12 and 3.13 as found on PATH, and always the one running the tests."""
+    """{version: interpreter} for Python 3.11, 3.12 and 3.13 as found on PATH or in pyenv's versions
+    (whose shims run only the selected version), and always the one running the tests."""
     found = {f"{sys.version_info.major}.{sys.version_info.minor}": sys.executable}
+    pyenv_versions = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
     for version in ("3.11", "3.12", "3.13"):
-        found.setdefault(version, shutil.which(f"python{version}"))
-    return {version: path for version, path in sorted(found.items()) if path}
+        candidates = [shutil.which(f"python{version}"), *sorted(pyenv_versions.glob(f"{version}.*/bin/python{version}"))]
+        runs = (c for c in candidates if c and subprocess.run([c, "-c", "pass"], capture_output=True).returncode == 0)
+        found.setdefault(version, next(runs, None))
+    return {version: str(path) for version, path in sorted(found.items()) if path}
 
 
 @pytest.mark.parametrize("version", fresh_pythons())

@@ -291,7 +291,7 @@ def test_two_figures_on_one_page(playwright, origin, figure):
         frame = page.frames[1]
         same_api = frame.evaluate("""async () => {
             const api = window.attentionLive;
-            await import(new URL('app.js?second-start', document.baseURI).href);  // app.js started a second time
+            await import(document.querySelector('script[type=module]').src + '?second-start');  // app.js started a second time
             return window.attentionLive === api;
         }""")
         assert same_api and frame.locator("#layers button").count() == figure.config.n_layer

@@ -1,6 +1,6 @@
 /* Attention, live: the Web Worker that runs Python (Pyodide) off the page's main thread.
  *
- * Messages in:   {type: "init", base, manifest}        once; base is the page's folder URL, manifest build.json
+ * Messages in:   {type: "init", base, manifest}        once; base is the build's folder URL, manifest its build.json
  *                {type: "analyse", id, text}           the visitor's text, passed to Python as data
  * Messages out:  {type: "progress", stage, downloaded}   stage "python" | "package"; downloaded: bytes so far
  *                {type: "step", what}                  a loading step begins (what: its files)
@@ -61,8 +61,8 @@ async function init(base, manifest) {
   snapshot.catch(() => {}); // likewise, by loadPyodide
   const indexURL = new URL(manifest.pyodide, base).href;
   await step("pyodide.js", `Python (${manifest.pyodide}pyodide.js)`, () => importScripts(indexURL + "pyodide.js"));
-  pyodide = await step("python", `Python and ${manifest.packages.join(" and ")} (${manifest.pyodide}: pyodide.asm.js, ` +
-    `pyodide.asm.wasm, ${manifest.snapshot.slice(manifest.pyodide.length)} and the wheels)`, async () => {
+  const python = ["pyodide.asm.js", "pyodide.asm.wasm"].map((name) => manifest.pyodide + name).concat(manifest.snapshot);
+  pyodide = await step("python", `Python and ${manifest.packages.join(" and ")} (${python.join(", ")} and their wheels)`, async () => {
     const python = await loadPyodideOrFail({ indexURL, _loadSnapshot: snapshot, packages: manifest.packages });
     const missing = manifest.packages.filter((name) => !(name in python.loadedPackages));
     if (missing.length) throw new Error(`${missing.join(", ")} not installed (a failed download, or a wheel whose sha256 differs from pyodide-lock.json)`);
@@ -79,7 +79,7 @@ async function init(base, manifest) {
     }
   });
   const [modelBytes, tokenizerBytes] = await step("model", `the model (${manifest.model}, ${manifest.tokenizer})`, () => files);
-  await step("figure", "the figure's Python package", () => {
+  await step("figure", `the model in Python (attention_live.figure with ${manifest.model})`, () => {
     const Figure = pyodide.pyimport("attention_live.figure").Figure;
     const modelPy = pyodide.toPy(modelBytes); // a Python memoryview holding a copy of the bytes
     const tokenizerPy = pyodide.toPy(tokenizerBytes);
