@@ -8,7 +8,8 @@ Batches are random windows of ``block_size + 1`` tokens from the training split 
 each book); the loss reported is the mean cross-entropy in nats per token, on the training split and
 on the held-out validation split (the last 10% of each book). AdamW, linear warm-up then cosine
 decay, as in nanoGPT's ``train.py``. The checkpoint holds the float32 ``state_dict``, the config and
-the loss history; ``training.export`` turns it into ``weights/model.safetensors``.
+the loss history, written at every evaluation (so a run cut short keeps its latest state);
+``training.export`` turns it into ``weights/model.safetensors``.
 """
 
 import argparse
@@ -59,6 +60,11 @@ def learning_rate(step, max_lr, min_lr, warmup, max_iters):
     return min_lr + 0.5 * (max_lr - min_lr) * (1.0 + math.cos(math.pi * progress))
 
 
+def save_checkpoint(path, model, config, args, history):
+    """Write the float32 state_dict, the config, the arguments and the loss history to ``path`` (torch.save)."""
+    torch.save({"model": model.state_dict(), "config": config.to_dict(), "args": vars(args), "history": history}, path)
+
+
 def main():
     parser = argparse.ArgumentParser(description="Train the toy GPT on the CPU.")
     parser.add_argument("--corpus", required=True, help="folder of the corpus books (*.txt)")
@@ -101,6 +107,7 @@ def main():
             losses = estimate_loss(model, splits, config.block_size, args.batch_size, args.eval_batches, args.seed)
             history.append({"step": step, "seconds": round(time.time() - started, 1), **losses})
             print(history[-1], flush=True)
+            save_checkpoint(args.out, model, config, args, history)  # a run cut short keeps its latest state
         if step == args.max_iters:
             break
         for group in optimizer.param_groups:
@@ -112,7 +119,6 @@ def main():
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
 
-    torch.save({"model": model.state_dict(), "config": config.to_dict(), "args": vars(args), "history": history}, args.out)
     print(json.dumps(history[-1]), f"wrote {args.out}")
 
 
