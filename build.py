@@ -255,13 +255,16 @@ def build_folder(dist=DIST):
 
 
 class StaticHandler(http.server.SimpleHTTPRequestHandler):
-    """Serves dist/ with the MIME types the page needs, and headers that let a course page with
-    ``Cross-Origin-Embedder-Policy: require-corp`` embed it; logs nothing per request."""
+    """Serves dist/ with the MIME types the page needs, headers that let a course page with
+    ``Cross-Origin-Embedder-Policy: require-corp`` embed it, and the caching the README advises (a
+    build folder's files never change; index.html and sw.js name the build); logs nothing per request."""
 
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **MIME_TYPES}
     extra_headers = {"Cross-Origin-Resource-Policy": "cross-origin", "Cross-Origin-Embedder-Policy": "require-corp"}
 
     def end_headers(self):
+        in_a_build = re.match(r"/([^?#]*/)?[0-9a-f]{16}/", self.path)
+        self.send_header("Cache-Control", "public, max-age=31536000, immutable" if in_a_build else "no-cache")
         for name, value in self.extra_headers.items():
             self.send_header(name, value)
         super().end_headers()
@@ -282,7 +285,15 @@ def make_server(port, directory=DIST, mime_types=None, headers=None):
             "extensions_map": {**StaticHandler.extensions_map, **(mime_types or {})},
             "extra_headers": {**StaticHandler.extra_headers, **(headers or {})},
         })
-    return http.server.ThreadingHTTPServer(("127.0.0.1", port), functools.partial(handler, directory=str(directory)))
+    return QuietServer(("127.0.0.1", port), functools.partial(handler, directory=str(directory)))
+
+
+class QuietServer(http.server.ThreadingHTTPServer):
+    """A browser that leaves a page mid-download resets its connections: not worth a traceback."""
+
+    def handle_error(self, request, client_address):
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 def serve(port):
