@@ -446,7 +446,7 @@ def test_a_new_deployment_never_mixes_with_the_old_one(playwright, tmp_path, dep
             shutil.copytree(deployments[1], site)
             del requests[:]
             figure_page.page.reload()
-            assert figure_page.settled() == "ready", figure_page.status()
+            assert figure_page.settled() == "ready", (figure_page.status(), requests)
             shows_build(figure_page, b, "\u00b7")
             assert f"{url}/{b.name}/weights/model.safetensors" in requests
             assert not [r for r in requests if f"/{a.name}/" in r], "a file of build A was requested after the deployment"

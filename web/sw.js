@@ -7,7 +7,7 @@
  *             sha256 listed there, and store them with index.html in one Cache Storage cache, named
  *             after this worker's scope and the build;
  *   activate  delete this scope's caches of other builds, and take control of open pages;
- *   fetch     index.html: the network first (revalidated, so a new deployment is seen at once), the
+ *   fetch     index.html: the network first (never from the HTTP cache: a new deployment is seen at once), the
  *             stored copy when the network fails. A file of this build: left to the browser while the
  *             network answers (a response from a service worker loses V8's compiled-code cache for
  *             pyodide.asm.wasm: measured 0.3-0.6 s more per warm start), the stored copy when the
@@ -55,10 +55,11 @@ async function storedThenNetwork(request) {
   return stored ?? fetch(request);
 }
 
-/* Revalidated with the server (a 304 costs a few bytes), so that an index.html the HTTP cache holds
- * from an older deployment is never taken for this one's. */
-function revalidated(request) {
-  return request.mode === "navigate" ? fetch(request.url, { cache: "no-cache", credentials: "same-origin" })
+/* index.html (3 kB) is always downloaded whole: a 304 answered from a Last-Modified in seconds can
+ * take a deployment made within the same second as the old one's for unchanged. Other requests
+ * outside the build's folder are revalidated. */
+function fromNetwork(request) {
+  return request.mode === "navigate" ? fetch(request.url, { cache: "no-store", credentials: "same-origin" })
     : fetch(new Request(request, { cache: "no-cache" }));
 }
 
@@ -66,7 +67,7 @@ let networkFailed = false; // the last request for index.html got no answer: ser
 
 async function networkThenStored(request) {
   try {
-    const response = await revalidated(request);
+    const response = await fromNetwork(request);
     networkFailed = false;
     return response;
   } catch (error) {
