@@ -38,8 +38,12 @@ async function checkedCopy(path, expected) {
 async function storeBuild() {
   const manifest = await (await fetch(new URL("build.json", buildFolder), { cache: "force-cache" })).json();
   const copies = await Promise.all(Object.entries(manifest.files).map(async ([path, expected]) => [path, await checkedCopy(path, expected)]));
+  const page = await fetch(self.registration.scope, { cache: "no-store" }); // see fromNetwork
+  if (!page.ok || !(await page.clone().text()).includes(`"${build}/app.js"`)) {
+    throw new Error(`index.html is not build ${build}'s: the page will register the newer one`);
+  }
   const cache = await caches.open(cacheName);
-  await cache.add(new Request(self.registration.scope, { cache: "no-cache" }));
+  await cache.put(self.registration.scope, page);
   await cache.put(new URL("build.json", buildFolder), new Response(JSON.stringify(manifest), { headers: { "Content-Type": "application/json" } }));
   await Promise.all(copies.map(([path, response]) => cache.put(new URL(path, buildFolder), response)));
 }
