@@ -61,8 +61,8 @@ async function init(base, manifest) {
   snapshot.catch(() => {}); // likewise, by loadPyodide
   const indexURL = new URL(manifest.pyodide, base).href;
   await step("pyodide.js", `Python (${manifest.pyodide}pyodide.js)`, () => importScripts(indexURL + "pyodide.js"));
-  const python = ["pyodide.asm.js", "pyodide.asm.wasm"].map((name) => manifest.pyodide + name).concat(manifest.snapshot);
-  pyodide = await step("python", `Python and ${manifest.packages.join(" and ")} (${python.join(", ")} and their wheels)`, async () => {
+  const pythonFiles = ["pyodide.asm.js", "pyodide.asm.wasm"].map((name) => manifest.pyodide + name).concat(manifest.snapshot);
+  pyodide = await step("python", `Python and ${manifest.packages.join(" and ")} (${pythonFiles.join(", ")} and their wheels)`, async () => {
     const python = await loadPyodideOrFail({ indexURL, _loadSnapshot: snapshot, packages: manifest.packages });
     const missing = manifest.packages.filter((name) => !(name in python.loadedPackages));
     if (missing.length) throw new Error(`${missing.join(", ")} not installed (a failed download, or a wheel whose sha256 differs from pyodide-lock.json)`);
