@@ -8,13 +8,15 @@ Batches are random windows of ``block_size + 1`` tokens from the training split 
 each book); the loss reported is the mean cross-entropy in nats per token, on the training split and
 on the held-out validation split (the last 10% of each book). AdamW, linear warm-up then cosine
 decay, as in nanoGPT's ``train.py``. The checkpoint holds the float32 ``state_dict``, the config and
-the loss history, written at every evaluation (so a run cut short keeps its latest state);
+the loss history, written at every evaluation (so a run cut short keeps its latest state; with
+``--keep-checkpoints`` every evaluation's state is also kept, so each can be judged as a candidate);
 ``training.export`` turns it into ``weights/model.safetensors``.
 """
 
 import argparse
 import json
 import math
+import os
 import time
 
 import numpy as np
@@ -65,6 +67,12 @@ def save_checkpoint(path, model, config, args, history):
     torch.save({"model": model.state_dict(), "config": config.to_dict(), "args": vars(args), "history": history}, path)
 
 
+def step_checkpoint_path(out, step):
+    """Where ``--keep-checkpoints`` writes the checkpoint of ``step``: ``runs/a.pt`` -> ``runs/a-step00250.pt``."""
+    stem, suffix = os.path.splitext(out)
+    return f"{stem}-step{step:05d}{suffix}"
+
+
 def main():
     parser = argparse.ArgumentParser(description="Train the toy GPT on the CPU.")
     parser.add_argument("--corpus", required=True, help="folder of the corpus books (*.txt)")
@@ -81,6 +89,8 @@ def main():
     parser.add_argument("--eval-interval", type=int, default=250)
     parser.add_argument("--eval-batches", type=int, default=20)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--keep-checkpoints", action="store_true",
+                        help="also keep every evaluation's checkpoint as OUT-stepNNNNN.pt (candidates along the run)")
     args = parser.parse_args()
 
     torch.manual_seed(args.seed)
@@ -108,6 +118,8 @@ def main():
             history.append({"step": step, "seconds": round(time.time() - started, 1), **losses})
             print(history[-1], flush=True)
             save_checkpoint(args.out, model, config, args, history)  # a run cut short keeps its latest state
+            if args.keep_checkpoints:
+                save_checkpoint(step_checkpoint_path(args.out, step), model, config, args, history)
         if step == args.max_iters:
             break
         for group in optimizer.param_groups:
