@@ -196,14 +196,31 @@ def make_snapshot(pyodide_folder, wheel, out):
     shutil.copyfile(cached, out)
 
 
-def write_index_html(template, out, folder, text):
-    """index.html with every relative ``src``/``href`` pointing into the build's folder, and the
-    default sentence in the text box, so a visitor sees it before any script runs."""
+def default_story(view):
+    """The page's sentence about its default view, with the model's numbers (from default_view.json,
+    written by training/find_default_view.py), as plain text."""
+    said, diffuse = view["said"], view["diffuse"]
+    return (f"It opens on layer {view['layer']}, head {view['head']}, with «said» as the query: "
+            f"{said['alice']:.1%} of its attention lands on «Alice», {said['and']:.1%} on «and» (one word closer) "
+            f"and {said['queen']:.1%} on «Queen» (the sentence's subject). In layer {diffuse['layer']}, "
+            f"head {diffuse['head']}, no token gets more than {diffuse['largest']:.1%} of it.")
+
+
+def fill_once(page, empty, content, template):
+    """``page`` with the one occurrence of the empty element ``empty`` given ``content`` (HTML)."""
+    if page.count(empty) != 1:
+        raise BuildError(f"{template}: expected one {empty} to fill")
+    return page.replace(empty, empty.replace("></", f">{content}</"))
+
+
+def write_index_html(template, out, folder, view):
+    """index.html with every relative ``src``/``href`` pointing into the build's folder, the default
+    sentence in the text box, so a visitor sees it before any script runs, and the default view's
+    numbers in the "about" text (``default_story``)."""
     page = template.read_text(encoding="utf-8")
-    empty_box = '<textarea id="text" rows="3" spellcheck="false" autocomplete="off"></textarea>'
-    if page.count(empty_box) != 1:
-        raise BuildError(f"{template}: expected one empty text box to fill")
-    page = page.replace(empty_box, empty_box.replace("></", f">{html.escape(text)}</"))
+    page = fill_once(page, '<textarea id="text" rows="3" spellcheck="false" autocomplete="off"></textarea>',
+                     html.escape(view["text"]), template)
+    page = fill_once(page, '<span id="default-story"></span>', html.escape(default_story(view)), template)
     page = re.sub(r'(\b(?:src|href)=")(?![a-z]+:|/|#)', rf"\g<1>{folder}/", page)
     out.write_text(page, encoding="utf-8")
 
@@ -243,7 +260,7 @@ def build(pyodide_dir=None, dist=DIST):
     (folder / "build.json").write_text(json.dumps(manifest, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
     folder.rename(dist / build_id)
     shutil.copy2(ROOT / "web" / "sw.js", dist / "sw.js")
-    write_index_html(ROOT / "web" / "index.html", dist / "index.html", build_id, default_view["text"])
+    write_index_html(ROOT / "web" / "index.html", dist / "index.html", build_id, default_view)
     print(f"built {dist} ({sum(f['bytes'] for f in files.values()):,} bytes, build {build_id})")
     return manifest
 

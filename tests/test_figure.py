@@ -47,16 +47,30 @@ def test_edits_reuse_the_cache_and_match_a_fresh_run(figure):
 
 
 def test_precomputed_default_view_is_the_models(figure):
-    """The numbers the page draws before Python starts are the model's, to 6 decimals."""
+    """The numbers the page draws before Python starts are the model's, to 6 decimals, and the view is
+    the chapter's: its layer-2 head with most of «said»'s weight on «Alice», its layer-1 head whose
+    largest weight from «said» is smallest, both numbered as the chapter numbers them."""
     import json
+
+    from training.chapter_claims import CHAPTER_HEADS
 
     view = json.loads((WEIGHTS / "default_view.json").read_text(encoding="utf-8"))
     result = figure.analyse(view["text"])
     assert view["precomputed"]["ids"] == result["ids"] and view["precomputed"]["labels"] == result["labels"]
     np.testing.assert_allclose(np.array(view["precomputed"]["attention"]), result["attention"], atol=1e-6)
-    said_to_alice = result["attention"][:, :, view["token"], view["key"]]
-    assert said_to_alice[view["layer"] - 1, view["head"] - 1] == said_to_alice.max()
-    assert abs(said_to_alice.max() - view["weight"]) <= 5e-5
+    labels = result["labels"]
+    said = result["attention"][:, :, labels.index("\u2423said"), :]  # [n_layer, n_head, T]
+    alice, and_, queen = (labels.index(w) for w in ("\u2423Alice", "\u2423and", "\u2423Queen"))
+    assert (view["token"], view["key"]) == (labels.index("\u2423said"), alice)
+    assert (view["layer"], view["head"]) == CHAPTER_HEADS["focused"]
+    row = said[view["layer"] - 1, view["head"] - 1]
+    assert int(said[view["layer"] - 1, :, alice].argmax()) == view["head"] - 1
+    np.testing.assert_allclose([view["said"][k] for k in ("alice", "and", "queen", "largest")],
+                               [row[alice], row[and_], row[queen], row.max()], atol=1e-6)
+    diffuse = view["diffuse"]
+    assert (diffuse["layer"], diffuse["head"]) == CHAPTER_HEADS["diffuse"]
+    assert abs(diffuse["largest"] - said[0, diffuse["head"] - 1].max()) <= 1e-6
+    assert diffuse["largest"] == pytest.approx(said[0].max(axis=-1).min())
 
 
 def test_one_changed_byte_in_the_model_is_caught():

@@ -18,7 +18,11 @@ def test_default_view_tells_the_story(browser_page, figure):
     assert state["text"] == default["text"]
     assert (state["layer"], state["head"], state["token"]) == (default["layer"], default["head"], default["token"])
     assert state["tokens"][state["token"]] == "\u2423said" and state["tokens"][default["key"]] == "\u2423Alice"
-    assert abs(state["weights"][default["key"]] - default["weight"]) <= TOLERANCE
+    assert abs(state["weights"][default["key"]] - default["said"]["alice"]) <= TOLERANCE
+    alice = figure_page.page.locator(f'#tokens [data-index="{default["key"]}"]').inner_text()
+    percent = alice.split()[-1]  # the chip's own percentage, as the visitor reads it
+    story = figure_page.page.locator("#default-story").inner_text()
+    assert f"layer {default['layer']}, head {default['head']}, with «said» as the query: {percent} " in story
     assert "computed live in this tab" in figure_page.status()
     marks = figure_page.page.evaluate("['first-paint', 'live'].map(n => performance.getEntriesByName('attention-live:' + n).length)")
     assert marks == [1, 1]

@@ -5,13 +5,17 @@ The file is what the page downloads: float16 tensors in PyTorch's layout (a Line
 ``transformer.wte.weight``, and ``__metadata__`` holding ``config`` (JSON: n_layer, n_head, n_embd,
 block_size, vocab_size) and ``tokenizer_sha256`` (hex digest of the tokenizer.json bytes).
 
+With ``--chapter-heads`` the heads are then relabelled (``training.relabel_heads``) so that the
+heads the chapter's claims are about (``training.chapter_claims``) sit where the chapter names them:
+the same function, heads in another order.
+
 The fixtures (``tests/fixtures/parity.npz``) hold the PyTorch model's attention and logits on the
 exported float16 weights for a few texts, so the numpy parity test runs without torch.
 
 Usage (from ``py/``)::
 
     python -m training.export --checkpoint ../runs/ckpt.pt --tokenizer ../weights/tokenizer.json \\
-        --out ../weights/model.safetensors --fixtures ../tests/fixtures/parity.npz
+        --out ../weights/model.safetensors --fixtures ../tests/fixtures/parity.npz [--chapter-heads]
 """
 
 import argparse
@@ -23,7 +27,10 @@ import torch
 from safetensors.torch import load_file, save_file
 from tokenizers import Tokenizer
 
+from attention_live.figure import Figure
+from training.chapter_claims import check_claims
 from training.gpt import GPT, GPTConfig
+from training.relabel_heads import chapter_orders, relabel_file
 
 TIED = "lm_head.weight"
 PARITY_TEXTS = (  # short texts get logits too; the long one exceeds block_size and is cut to its tail
@@ -78,8 +85,16 @@ def main():
     parser.add_argument("--tokenizer", required=True)
     parser.add_argument("--out", required=True, help="model.safetensors to write")
     parser.add_argument("--fixtures", required=True, help="parity.npz to write")
+    parser.add_argument("--chapter-heads", action="store_true",
+                        help="relabel heads so the chapter's focused head is layer 2, head 3 and its diffuse one layer 1, head 1")
     args = parser.parse_args()
     size = export(args.checkpoint, args.tokenizer, args.out)
+    if args.chapter_heads:
+        with open(args.out, "rb") as model, open(args.tokenizer, "rb") as tokenizer:
+            figure = Figure(model.read(), tokenizer.read())
+        orders = chapter_orders(check_claims(figure), figure.config.n_head)
+        relabel_file(args.out, args.out, orders)
+        print("relabelled heads, new head i is old head order[i] (0-based):", orders)
     np.savez_compressed(args.fixtures, **parity_fixture(reference_model(args.out), Tokenizer.from_file(args.tokenizer)))
     print(f"wrote {args.out} ({size:,} bytes) and {args.fixtures}")
 

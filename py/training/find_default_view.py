@@ -1,12 +1,18 @@
-"""Choose the figure's default view: the layer and head in which «said» gives «Alice» the most weight.
+"""Choose the figure's default view: the chapter's layer-2 head, with «said» as the query.
 
-Runs the numpy model (``attention_live``, no torch needed) on the default sentence, reads, in every
-layer and head, the attention probability from the query «said» to the key «Alice», and writes the
-best one to ``weights/default_view.json``: ``{"text", "layer", "head" (1-based), "token" (0-based
-index of «said»), "key" (index of «Alice»), "weight" (probability), "precomputed"}``, where
-``precomputed`` holds the sentence's ``ids``, ``labels`` and ``attention`` ([n_layer][n_head][T][T]
-probabilities, rounded to 6 decimals) so that the page can draw the figure before Python has
-started. Prints every head's weight for the model card.
+Runs the numpy model (``attention_live``, no torch needed) on the chapter's default sentence and
+takes the heads that ``training.chapter_claims`` finds: the *focused* layer-2 head (most of «said»'s
+weight on «Alice») and the *diffuse* layer-1 head. After ``training.export --chapter-heads`` they
+are layer 2, head 3 and layer 1, head 1, as the chapter names them. Writes ``weights/default_view.json``:
+
+* ``text``, ``layer``, ``head`` (1-based), ``token`` (0-based index of «said»), ``key`` (index of «Alice»);
+* ``said``: the focused head's probabilities from «said» to ``alice``, ``and``, ``queen`` and its ``largest``;
+* ``diffuse``: ``layer``, ``head`` and ``largest`` (the largest probability from «said») of the diffuse head;
+* ``precomputed``: the sentence's ``ids``, ``labels`` and ``attention`` ([n_layer][n_head][T][T]
+  probabilities, rounded to 6 decimals), so that the page can draw the figure before Python has started.
+
+build.py writes the ``said`` and ``diffuse`` numbers into the page's "about" text. Prints every
+head's weight on «Alice» for the model card.
 
 Usage (from ``py/``): ``python -m training.find_default_view --weights ../weights``
 """
@@ -18,9 +24,23 @@ from pathlib import Path
 import numpy as np
 
 from attention_live.figure import Figure
+from training.chapter_claims import DEFAULT_TEXT, check_claims
 
-DEFAULT_TEXT = 'Then the Queen turned to Alice and said, "Off with her head!"'
-QUERY, KEY = "␣said", "␣Alice"  # chip labels of the two tokens
+
+def default_view(figure):
+    """The default view of ``figure`` (an attention_live Figure), as written to default_view.json."""
+    claims = check_claims(figure)
+    result = figure.analyse(DEFAULT_TEXT)
+    labels = result["labels"]
+    (layer, head), (diffuse_layer, diffuse_head) = (map(int, claims[c]["head"].split(".")) for c in ("focused", "diffuse"))
+    focused = claims["focused"]
+    return {
+        "text": DEFAULT_TEXT, "layer": layer, "head": head, "token": labels.index("␣said"), "key": labels.index("␣Alice"),
+        "said": {k: float(focused[k]) for k in ("alice", "and", "queen", "largest")},
+        "diffuse": {"layer": diffuse_layer, "head": diffuse_head, "largest": float(claims["diffuse"]["largest"])},
+        "precomputed": {"ids": result["ids"], "labels": labels,
+                        "attention": np.round(result["attention"].astype(np.float64), 6).tolist()},
+    }, claims
 
 
 def main():
@@ -28,19 +48,11 @@ def main():
     parser.add_argument("--weights", required=True, help="folder with model.safetensors and tokenizer.json")
     args = parser.parse_args()
     folder = Path(args.weights)
-    figure = Figure((folder / "model.safetensors").read_bytes(), (folder / "tokenizer.json").read_bytes())
-    result = figure.analyse(DEFAULT_TEXT)
-    query, key = result["labels"].index(QUERY), result["labels"].index(KEY)
-    weights = result["attention"][:, :, query, key]  # [n_layer, n_head]
-    for layer, row in enumerate(weights, start=1):
-        print(f"layer {layer}: " + "  ".join(f"head {h}: {w:.1%}" for h, w in enumerate(row, start=1)))
-    layer, head = divmod(int(weights.argmax()), weights.shape[1])
-    precomputed = {"ids": result["ids"], "labels": result["labels"],
-                   "attention": np.round(result["attention"].astype(np.float64), 6).tolist()}
-    view = {"text": DEFAULT_TEXT, "layer": layer + 1, "head": head + 1, "token": query, "key": key,
-            "weight": round(float(weights[layer, head]), 4), "precomputed": precomputed}
+    view, claims = default_view(Figure((folder / "model.safetensors").read_bytes(), (folder / "tokenizer.json").read_bytes()))
+    for name, h in claims["heads"].items():
+        print(f"layer {name[0]}, head {name[2]}: «Alice» {h['alice']:.1%}  «and» {h['and']:.1%}  «Queen» {h['queen']:.1%}  largest {h['largest']:.1%}")
     (folder / "default_view.json").write_text(json.dumps(view, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"default view: layer {layer + 1}, head {head + 1}: «said» gives «Alice» {weights[layer, head]:.1%}")
+    print(f"default view: layer {view['layer']}, head {view['head']}: «said» gives «Alice» {view['said']['alice']:.1%}")
 
 
 if __name__ == "__main__":

@@ -22,6 +22,8 @@ import numpy as np
 from safetensors import safe_open
 from safetensors.numpy import load_file, save_file
 
+from training.chapter_claims import CHAPTER_HEADS
+
 
 def permute_heads(tensors, layer, order, n_head):
     """The tensors (name -> array, nanoGPT names) with block ``layer``'s heads reordered so that new
@@ -43,6 +45,38 @@ def permute_heads(tensors, layer, order, n_head):
     return out
 
 
+def order_moving(old, new, n_head):
+    """A head order (for ``permute_heads``) that moves head ``old`` to position ``new`` (0-based) and
+    keeps the other heads in their order: ``order_moving(0, 2, 4) == [1, 2, 0, 3]``."""
+    order = [h for h in range(n_head) if h != old]
+    order.insert(new, old)
+    return order
+
+
+def chapter_orders(claims, n_head):
+    """{layer (0-based): order} that puts the heads found by ``training.chapter_claims.check_claims``
+    where the chapter names them (CHAPTER_HEADS: the focused head at layer 2, head 3; the diffuse
+    one at layer 1, head 1)."""
+    orders = {}
+    for claim, (layer, head) in CHAPTER_HEADS.items():
+        found_layer, found_head = (int(n) for n in claims[claim]["head"].split("."))
+        assert found_layer == layer, f"claim {claim!r} is about layer {layer}, found in layer {found_layer}"
+        orders[layer - 1] = order_moving(found_head - 1, head - 1, n_head)
+    return orders
+
+
+def relabel_file(weights_in, weights_out, orders):
+    """Read ``weights_in`` (model.safetensors), reorder heads by ``orders`` ({layer: order}, 0-based)
+    and write ``weights_out`` with the same metadata (it may be the same path)."""
+    with safe_open(weights_in, framework="numpy") as f:
+        metadata = f.metadata()
+    n_head = json.loads(metadata["config"])["n_head"]
+    tensors = load_file(weights_in)
+    for layer, order in orders.items():
+        tensors = permute_heads(tensors, layer, order, n_head)
+    save_file(tensors, weights_out, metadata=metadata)
+
+
 def main():
     parser = argparse.ArgumentParser(description="Relabel the heads of one layer of model.safetensors.")
     parser.add_argument("--weights", required=True, help="model.safetensors to read")
@@ -50,12 +84,8 @@ def main():
     parser.add_argument("--order", required=True, help="old head of each new head, 1-based, comma-separated")
     parser.add_argument("--out", required=True, help="model.safetensors to write")
     args = parser.parse_args()
-    with safe_open(args.weights, framework="numpy") as f:
-        metadata = f.metadata()
-    n_head = json.loads(metadata["config"])["n_head"]
-    order = [int(h) - 1 for h in args.order.split(",")]
-    save_file(permute_heads(load_file(args.weights), args.layer - 1, order, n_head), args.out, metadata=metadata)
-    print(f"wrote {args.out}: layer {args.layer}'s new heads 1..{n_head} are old heads {args.order}")
+    relabel_file(args.weights, args.out, {args.layer - 1: [int(h) - 1 for h in args.order.split(",")]})
+    print(f"wrote {args.out}: layer {args.layer}'s new heads are old heads {args.order}")
 
 
 if __name__ == "__main__":
