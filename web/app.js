@@ -1,4 +1,5 @@
-/* Attention, live: the page. Owns the view state, talks to the Python worker, exposes window.attentionLive.
+/* Attention, live: the page. Starts things: holds the result and the view state (state.js), talks to
+ * the Python worker, hands both to the views (views/), exposes window.attentionLive.
  *
  *   loading: default sentence drawn from precomputed numbers
  *      │ ──(worker ready, live attention drawn)──▶ ready ──(text edited)──▶ ready (newest result drawn)
@@ -7,7 +8,11 @@
  *                                                               only the newest edit waits
  */
 import { PythonWorker } from "./worker-client.js";
-import { drawChoices, drawTokens, drawWeights, markChoice } from "./figure-view.js";
+import { createViewState } from "./state.js";
+import { drawChoices, drawTokens, drawWeights, markChoice } from "./views/chips.js";
+import { drawLegend } from "./views/colour.js";
+import { createHeadsGrid } from "./views/heads-grid.js";
+import { createMatrix } from "./views/matrix.js";
 
 const root = document.documentElement;
 const el = {
@@ -19,11 +24,17 @@ const el = {
   tokens: document.getElementById("tokens"),
   modelSize: document.getElementById("model-size"),
   retry: document.getElementById("retry"),
+  legend: document.getElementById("legend"),
+  headsPanel: document.getElementById("heads-panel"),
+  headsGrid: document.getElementById("heads-grid"),
+  matrixPanel: document.getElementById("matrix-panel"),
+  matrix: document.getElementById("matrix-view"),
 };
 const page = new URL("./", document.baseURI).href; // the figure's folder: index.html and sw.js
 const buildFolder = new URL("./", import.meta.url).href; // this build's files, app.js among them (see build.py)
 
-const view = { result: null, layer: 1, head: 1, token: 0, config: null };
+const view = { result: null, config: null, headsGrid: null, matrix: null }; // the numbers shown, and the views made for this model
+const viewState = createViewState({ layer: 1, head: 1, token: 0, preview: null, panels: { heads: false, matrix: false } });
 const queue = { newest: null, requested: 0, shown: 0, busy: false, waiters: [] };
 let worker = null; // the PythonWorker, once it is ready
 let ready, readyResolve, readyReject; // a new promise for each attempt to load (see attempt)
@@ -50,24 +61,34 @@ function afterPaint() {
   return new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
 }
 
-/** The attention row shown: probabilities that `token` gives keys 0..T-1 in the chosen layer and head. */
-function selectedRow(token = view.token) {
+/** The selected head's attention: `token`'s row (probabilities of keys 0..T-1), or with no
+ *  token the whole T × T matrix, as a view into the result's Float32Array. */
+function selectedHead({ layer, head }, token = null) {
   const { result } = view;
   const T = result.shape[3];
-  const offset = (((view.layer - 1) * result.shape[1] + (view.head - 1)) * T + token) * T;
-  return result.attention.subarray(offset, offset + T);
+  const offset = ((layer - 1) * result.shape[1] + (head - 1)) * T * T;
+  return token === null ? result.attention.subarray(offset, offset + T * T)
+    : result.attention.subarray(offset + token * T, offset + (token + 1) * T);
 }
 
-function drawSelection(previewToken = null) {
-  markChoice(el.layers, view.layer);
-  markChoice(el.heads, view.head);
-  if (!view.result || view.result.ids.length === 0) return;
-  const token = previewToken ?? view.token;
-  drawWeights(el.tokens, selectedRow(token), token, previewToken !== null);
+/* Every view redraws from the view state: the chips and selectors always, the grid and the matrix
+ * while their panels are open (opening one draws it). */
+function render(state) {
+  markChoice(el.layers, state.layer);
+  markChoice(el.heads, state.head);
+  el.headsPanel.open = state.panels.heads;
+  el.matrixPanel.open = state.panels.matrix;
+  if (!view.result) return;
+  if (state.panels.heads && view.headsGrid) view.headsGrid.draw(view.result, state);
+  if (state.panels.matrix && view.matrix) view.matrix.draw(view.result, state);
+  if (view.result.ids.length === 0) return;
+  const token = state.preview ?? state.token;
+  drawWeights(el.tokens, selectedHead(state, token), token, state.preview !== null);
   const label = view.result.labels[token];
   const source = view.result.precomputed ? "precomputed at build time" : "computed live in this tab";
-  setStatus(`Query «${label}» (token ${token + 1} of ${view.result.ids.length}) · layer ${view.layer}, head ${view.head} · ${source}`);
+  setStatus(`Query «${label}» (token ${token + 1} of ${view.result.ids.length}) · layer ${state.layer}, head ${state.head} · ${source}`);
 }
+viewState.subscribe(render);
 
 function drawNotice(result) {
   const parts = [];
@@ -89,25 +110,24 @@ function drawNotice(result) {
 /* A query on the last token follows the typing to the new last token; any other query stays on its
  * token while the text up to it is unchanged, and otherwise moves to the last token too. The first
  * result keeps the default view's query. */
-function queryAfter(previous, result) {
+function queryAfter(previous, result, token) {
   const T = result.ids.length;
   if (T === 0) return 0;
-  if (view.token >= T) return T - 1;
-  if (previous === null) return view.token;
-  if (view.token === previous.ids.length - 1) return T - 1;
-  const unchanged = previous.ids.length > view.token
-    && previous.ids.slice(0, view.token + 1).every((id, i) => id === result.ids[i]);
-  return unchanged ? view.token : T - 1;
+  if (token >= T) return T - 1;
+  if (previous === null) return token;
+  if (token === previous.ids.length - 1) return T - 1;
+  const unchanged = previous.ids.length > token
+    && previous.ids.slice(0, token + 1).every((id, i) => id === result.ids[i]);
+  return unchanged ? token : T - 1;
 }
 
 function show(result) {
-  view.token = queryAfter(view.result, result);
+  const token = queryAfter(view.result, result, viewState.get().token);
   view.result = result;
-  const T = result.ids.length;
-  drawTokens(el.tokens, result.labels, result.ids, pickToken, (index) => drawSelection(index));
+  drawTokens(el.tokens, result.labels, result.ids, pickToken, (index) => viewState.update({ preview: index }));
   drawNotice(result);
-  if (T === 0) setStatus("Empty text: type a sentence to see how its tokens attend to each other.");
-  drawSelection();
+  if (result.ids.length === 0) setStatus("Empty text: type a sentence to see how its tokens attend to each other.");
+  viewState.update({ token, preview: null });
 }
 
 async function resolveWaiters() {
@@ -168,8 +188,7 @@ function whenShown(seq) {
 }
 
 function pickToken(index) {
-  view.token = index;
-  drawSelection();
+  viewState.update({ token: index, preview: null });
 }
 
 function checkedNumber(value, low, high, name) {
@@ -197,28 +216,34 @@ const api = {
     await ready;
     if (queue.requested > queue.shown) await whenShown(queue.requested); // select among the tokens of a text on its way
     const T = view.result ? view.result.ids.length : 0;
-    const layer = checkedNumber(choice.layer ?? view.layer, 1, view.config.n_layer, "layer");
-    const head = checkedNumber(choice.head ?? view.head, 1, view.config.n_head, "head");
+    const now = viewState.get();
+    const layer = checkedNumber(choice.layer ?? now.layer, 1, view.config.n_layer, "layer");
+    const head = checkedNumber(choice.head ?? now.head, 1, view.config.n_head, "head");
     if (T === 0 && choice.token !== undefined) throw new RangeError("token: the text has no tokens to select");
-    const token = T === 0 ? 0 : checkedNumber(choice.token ?? view.token, 0, T - 1, "token");
-    Object.assign(view, { layer: layer + 0, head: head + 0, token: token + 0 }); // + 0 turns -0 into 0
-    drawSelection();
+    const token = T === 0 ? 0 : checkedNumber(choice.token ?? now.token, 0, T - 1, "token");
+    viewState.update({ layer: layer + 0, head: head + 0, token: token + 0, preview: null }); // + 0 turns -0 into 0
     await afterPaint();
   },
   /** The view on screen: weights is the selected attention row (probabilities of keys 0..T-1);
-   *  build is the id of the build running (build.json's "build"), null until build.json has arrived. */
+   *  matrix the selected head's T × T rows (row i: query i's probabilities, 0 after i); panels which
+   *  views below the chips are open; build the id of the build running (build.json's "build"), null
+   *  until build.json has arrived. */
   state() {
     const result = view.result;
     const T = result ? result.ids.length : 0;
+    const now = viewState.get();
+    const matrix = T === 0 ? null : selectedHead(now);
     return {
       build: manifest?.build ?? null,
       text: result ? result.text : el.text.value,
       ids: result ? Array.from(result.ids) : [],
       tokens: result ? Array.from(result.labels) : [],
-      layer: view.layer,
-      head: view.head,
-      token: T === 0 ? null : view.token,
-      weights: T === 0 ? [] : Array.from(selectedRow()),
+      layer: now.layer,
+      head: now.head,
+      token: T === 0 ? null : now.token,
+      weights: T === 0 ? [] : Array.from(selectedHead(now, now.token)),
+      matrix: T === 0 ? [] : Array.from({ length: T }, (_, i) => Array.from(matrix.subarray(i * T, (i + 1) * T))),
+      panels: { ...now.panels },
     };
   },
 };
@@ -240,7 +265,7 @@ function showPrecomputed(defaultView, config) {
 }
 
 function forgetPrecomputed() {
-  view.result = null;
+  view.result = null; // the views keep their last drawing until the live result replaces it
   el.tokens.replaceChildren();
   el.notice.hidden = true;
 }
@@ -315,10 +340,14 @@ async function fetchManifest() {
 /* Draw the default view from build.json before Python runs, and wire the controls. */
 async function showManifest(manifest) {
   const { config, default_view: defaultView } = manifest; // its text is already in the box (build.py put it there)
-  Object.assign(view, { layer: defaultView.layer, head: defaultView.head, token: defaultView.token, config });
+  view.config = config;
   el.modelSize.textContent = `tiny ${config.n_layer}-layer, ${config.n_head}-head`;
-  drawChoices(el.layers, config.n_layer, (layer) => api.select({ layer }));
-  drawChoices(el.heads, config.n_head, (head) => api.select({ head }));
+  drawChoices(el.layers, config.n_layer, (layer) => viewState.update({ layer, preview: null }));
+  drawChoices(el.heads, config.n_head, (head) => viewState.update({ head, preview: null }));
+  drawLegend(el.legend);
+  view.headsGrid = createHeadsGrid(el.headsGrid, config, (layer, head) => viewState.update({ layer, head, preview: null }));
+  view.matrix = createMatrix(el.matrix, pickToken);
+  viewState.update({ layer: defaultView.layer, head: defaultView.head, token: defaultView.token });
   showPrecomputed(defaultView, config);
   await afterPaint();
   performance.mark("attention-live:first-paint");
@@ -359,6 +388,11 @@ function start() {
     submit(el.text.value, event.timeStamp).catch(() => {}); // after a failed start the status already says why
   });
   el.retry.addEventListener("click", attempt);
+  for (const [panel, name] of [[el.headsPanel, "heads"], [el.matrixPanel, "matrix"]]) {
+    panel.addEventListener("toggle", () => {
+      if (viewState.get().panels[name] !== panel.open) viewState.update({ panels: { [name]: panel.open } });
+    });
+  }
   attempt();
 }
 

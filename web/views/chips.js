@@ -1,9 +1,11 @@
-/* Drawing the token chips. Labels are set as text content, never parsed as HTML.
+/* The chips view: one button per token. Labels are set as text content, never parsed as HTML.
  *
  *   chip:  [ ␣said ]   data-index="3"
  *          [ 41.2% ]   data-weight="0.41204833984375"   (chips at or before the query)
  *   later chips: class "masked", data-masked="true", no weight, hatched (causal attention)
+ *   background: the weight on the figure's colour scale (colour.js); the percentage always in text
  */
+import { needsLightText, weightCss } from "./colour.js";
 
 const PARTIAL = /\u27e8[0-9A-F]{2}( [0-9A-F]{2})*\u27e9/; // ⟨C3 A9⟩: bytes of a character split across tokens
 
@@ -64,15 +66,15 @@ export function drawWeights(container, row, query, previewing) {
       chip.classList.remove("masked");
       delete chip.dataset.masked;
       chip.dataset.weight = String(weight);
-      chip.style.setProperty("--weight", weight.toFixed(3));
-      chip.classList.toggle("strong", weight > 0.55);
+      chip.style.setProperty("--weight-colour", weightCss(weight));
+      chip.classList.toggle("strong", needsLightText(weight));
       percent.textContent = `${(weight * 100).toFixed(1)}%`;
     } else {
       chip.classList.add("masked");
       chip.classList.remove("strong");
       chip.dataset.masked = "true";
       delete chip.dataset.weight;
-      chip.style.removeProperty("--weight");
+      chip.style.removeProperty("--weight-colour");
       percent.textContent = "";
     }
   }

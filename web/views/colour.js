@@ -1,0 +1,116 @@
+/* The figure's one colour scale, shared by the chips, the heads grid, the matrix and the legend.
+ *
+ * A single-hue ramp in OKLCH (Ottosson's perceptual colour space, https://bottosson.github.io/posts/oklab/):
+ * weight 0 is near-white, weight 1 a deep blue, and perceived lightness falls linearly with the
+ * weight, so a darker cell always means more attention, for every colour-vision deficiency (only
+ * lightness carries the order; hue is constant). Masked cells (keys after the query) are a neutral
+ * grey, outside the ramp, never the colour of weight 0.
+ *
+ *   weight   0 ──────────────────────────────▶ 1
+ *   OKLCH L  0.97                              0.36   (hue 258°, chroma as high as sRGB allows, ≤ 0.16)
+ */
+
+const STEPS = 256; // entries of the lookup table: weight w uses entry round(w * 255)
+const HUE = (258 * Math.PI) / 180;
+const LIGHTEST = 0.97;
+const DARKEST = 0.36;
+const MAX_CHROMA = 0.16;
+
+/** rgb of masked cells (keys after the query): a grey of no hue, unlike every colour of the ramp. */
+export const MASKED_RGB = [196, 196, 196];
+
+function linearToByte(c) {
+  const encoded = c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055;
+  return Math.round(255 * Math.min(1, Math.max(0, encoded)));
+}
+
+/* OKLab (L, a, b) to linear sRGB (r, g, b), Ottosson's published matrices. */
+function oklabToLinearSrgb(L, a, b) {
+  const l = (L + 0.3963377774 * a + 0.2158037573 * b) ** 3;
+  const m = (L - 0.1055613458 * a - 0.0638541728 * b) ** 3;
+  const s = (L - 0.0894841775 * a - 1.291485548 * b) ** 3;
+  return [
+    4.0767416621 * l - 3.3077115913 * m + 0.2309699292 * s,
+    -1.2684380046 * l + 2.6097574011 * m - 0.3413193965 * s,
+    -0.0041960863 * l - 0.7034186147 * m + 1.707614701 * s,
+  ];
+}
+
+function inGamut(rgb) {
+  return rgb.every((c) => c >= -1e-4 && c <= 1 + 1e-4);
+}
+
+/* The ramp's colour at weight w: lightness from the ramp, chroma the largest in sRGB up to MAX_CHROMA. */
+function rampColour(w) {
+  const L = LIGHTEST + (DARKEST - LIGHTEST) * w;
+  const atChroma = (C) => oklabToLinearSrgb(L, C * Math.cos(HUE), C * Math.sin(HUE));
+  let low = 0;
+  let high = MAX_CHROMA * Math.min(1, 0.25 + w);
+  if (!inGamut(atChroma(high))) {
+    for (let i = 0; i < 20; i++) {
+      const mid = (low + high) / 2;
+      if (inGamut(atChroma(mid))) low = mid; else high = mid;
+    }
+    high = low;
+  }
+  return atChroma(high).map(linearToByte);
+}
+
+/* WCAG relative luminance of an sRGB byte triple. */
+function luminance([r, g, b]) {
+  const lin = (c) => { const x = c / 255; return x <= 0.04045 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; };
+  return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+}
+
+const TABLE = Array.from({ length: STEPS }, (_, i) => rampColour(i / (STEPS - 1)));
+
+/** The ramp's rgb bytes [r, g, b] for a weight (probability, 0..1; clamped). */
+export function weightRgb(weight) {
+  const i = Math.round(Math.min(1, Math.max(0, weight)) * (STEPS - 1));
+  return TABLE[Number.isFinite(i) ? i : 0];
+}
+
+/** CSS colour of a weight, for DOM elements (chips, legend). */
+export function weightCss(weight) {
+  const [r, g, b] = weightRgb(weight);
+  return `rgb(${r} ${g} ${b})`;
+}
+
+/** True where text on the weight's colour must be white: the colour is dark enough that white
+ *  has a contrast of at least 4.5:1 with it (WCAG 2.1, 1.4.3); elsewhere near-black text has. */
+export function needsLightText(weight) {
+  return (1.05 / (luminance(weightRgb(weight)) + 0.05)) >= 4.5;
+}
+
+/** Paint a T × T attention matrix into `imageData` (T × T pixels, one per cell): row i, column j
+ *  is query i's weight on key j; cells above the diagonal (j > i) in MASKED_RGB. `attention` is a
+ *  Float32Array holding the T × T probabilities row by row from `offset`. */
+export function paintMatrix(imageData, attention, offset, T) {
+  const pixels = imageData.data;
+  for (let i = 0; i < T; i++) {
+    for (let j = 0; j < T; j++) {
+      const [r, g, b] = j > i ? MASKED_RGB : weightRgb(attention[offset + i * T + j]);
+      const p = 4 * (i * T + j);
+      pixels[p] = r; pixels[p + 1] = g; pixels[p + 2] = b; pixels[p + 3] = 255;
+    }
+  }
+}
+
+/** The legend: a bar of the ramp from 0% to 100% and a swatch for masked keys, into `container`. */
+export function drawLegend(container) {
+  const stops = Array.from({ length: 11 }, (_, i) => `${weightCss(i / 10)} ${i * 10}%`).join(", ");
+  const bar = document.createElement("span");
+  bar.className = "legend-bar";
+  bar.style.backgroundImage = `linear-gradient(to right, ${stops})`;
+  const masked = document.createElement("span");
+  masked.className = "legend-masked";
+  masked.style.backgroundColor = `rgb(${MASKED_RGB.join(" ")})`;
+  const [low, high, maskedText] = ["0%", "100%", "masked: a later token"].map((text) => {
+    const label = document.createElement("span");
+    label.textContent = text;
+    return label;
+  });
+  container.replaceChildren(low, bar, high, masked, maskedText);
+  container.setAttribute("role", "img");
+  container.setAttribute("aria-label", "Colour scale: attention from 0% (near white) to 100% (dark blue); masked later tokens in grey");
+}

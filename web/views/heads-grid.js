@@ -1,0 +1,110 @@
+/* The heads grid: every layer × head at once, each a small heatmap that is also a button.
+ *
+ *   #heads-grid
+ *     button.thumb  data-layer="1" data-head="2" aria-pressed   (1-based, as labelled)
+ *       canvas      T × T pixels, one per cell: row i = query i, column j = key j (colour.js; masked in grey)
+ *       span.row    outline of the selected query's row
+ *       span.caption "layer 1 · head 2"
+ *
+ * Input: `result.attention`, Float32Array [n_layer, n_head, T, T] of probabilities, and the view
+ * state (layer, head, token). The canvases are repainted only when the result changes; a new
+ * selection only moves the outlines. Keyboard: one tab stop; arrow keys move between heads (Left,
+ * Right) and layers (Up, Down), Home and End to the first and last; Enter or Space selects.
+ */
+import { paintMatrix } from "./colour.js";
+
+function makeThumb(layer, head, onPick) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "thumb";
+  button.dataset.layer = String(layer);
+  button.dataset.head = String(head);
+  const canvas = document.createElement("canvas");
+  canvas.width = canvas.height = 1;
+  const row = document.createElement("span");
+  row.className = "row";
+  const frame = document.createElement("span");
+  frame.className = "thumb-frame";
+  frame.append(canvas, row);
+  const caption = document.createElement("span");
+  caption.className = "caption";
+  caption.textContent = `layer ${layer} · head ${head}`;
+  caption.setAttribute("aria-hidden", "true"); // the button's aria-label says it, with the weights
+  button.append(frame, caption);
+  button.addEventListener("click", () => onPick(layer, head));
+  return button;
+}
+
+/* Index of the largest of `values` (the first of equals). */
+function argmax(values) {
+  let best = 0;
+  for (let i = 1; i < values.length; i++) if (values[i] > values[best]) best = i;
+  return best;
+}
+
+export function createHeadsGrid(container, config, onPick) {
+  const thumbs = [];
+  for (let layer = 1; layer <= config.n_layer; layer++) {
+    for (let head = 1; head <= config.n_head; head++) thumbs.push(makeThumb(layer, head, onPick));
+  }
+  container.style.setProperty("--heads", String(config.n_head));
+  container.replaceChildren(...thumbs);
+  container.addEventListener("keydown", (event) => {
+    const at = thumbs.indexOf(document.activeElement);
+    if (at < 0) return;
+    const step = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -config.n_head, ArrowDown: config.n_head }[event.key];
+    let next = step === undefined ? null : at + step;
+    if (event.key === "Home") next = 0;
+    if (event.key === "End") next = thumbs.length - 1;
+    if (next === null) return;
+    event.preventDefault();
+    if (next >= 0 && next < thumbs.length) {
+      for (const thumb of thumbs) thumb.tabIndex = -1;
+      thumbs[next].tabIndex = 0;
+      thumbs[next].focus();
+    }
+  });
+  let painted = null; // the result whose numbers the canvases show
+
+  function paint(result) {
+    const T = result.ids.length;
+    thumbs.forEach((thumb, k) => {
+      const canvas = thumb.querySelector("canvas");
+      if (T === 0) { canvas.width = canvas.height = 1; return; }
+      if (canvas.width !== T) canvas.width = canvas.height = T;
+      const context = canvas.getContext("2d");
+      const image = context.createImageData(T, T);
+      paintMatrix(image, result.attention, k * T * T, T);
+      context.putImageData(image, 0, 0);
+    });
+    painted = result;
+  }
+
+  /** Draw `result` (see above) with the selection of `state`; repaints only for a new result. */
+  function draw(result, state) {
+    if (result !== painted) paint(result);
+    const T = result.ids.length;
+    const focused = thumbs.includes(document.activeElement);
+    thumbs.forEach((thumb, k) => {
+      const layer = Math.floor(k / config.n_head) + 1;
+      const head = (k % config.n_head) + 1;
+      const selected = layer === state.layer && head === state.head;
+      thumb.setAttribute("aria-pressed", String(selected));
+      if (!focused) thumb.tabIndex = selected ? 0 : -1;
+      const row = thumb.querySelector(".row");
+      row.hidden = T === 0;
+      let label = `layer ${layer}, head ${head}`;
+      if (T > 0) {
+        row.style.top = `${(100 * state.token) / T}%`;
+        row.style.height = `${100 / T}%`;
+        const offset = (k * T + state.token) * T;
+        const weights = result.attention.subarray(offset, offset + state.token + 1);
+        const key = argmax(weights);
+        label += `: «${result.labels[state.token]}» attends most to «${result.labels[key]}», ${(weights[key] * 100).toFixed(1)}%`;
+      }
+      thumb.setAttribute("aria-label", label);
+    });
+  }
+
+  return { draw };
+}

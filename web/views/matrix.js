@@ -1,0 +1,208 @@
+/* The matrix: the selected head's whole T × T attention, large, with token labels on both axes.
+ *
+ *   .matrix-box (scrolls inside itself when wider than the page)
+ *     .matrix-cols      column (key) labels, one every `every` tokens when they do not all fit
+ *     .matrix-rows      row (query) labels, the same; clicking one makes that token the query
+ *     .matrix-cells
+ *       canvas#matrix   data-rows = data-cols = T; T × T pixels, one per cell, scaled up without
+ *                       smoothing: cell (i, j) is row i, column j of a regular grid over the whole canvas
+ *       .row-mark       outline of the query's row;  .cell-mark  outline of the cell under the pointer
+ *   p.matrix-readout    «query» → «key» and its percentage, for the cell pointed at (else the query's row)
+ *   table               the text alternative: for each query, its three largest keys with percentages
+ *
+ * Input: `result.attention`, Float32Array [n_layer, n_head, T, T] of probabilities, `result.labels`,
+ * and the view state (layer, head, token). Keyboard (the canvas is one tab stop): Up and Down move
+ * the query, Home and End to the first and last token; Left and Right move the key read out.
+ */
+import { paintMatrix } from "./colour.js";
+
+const MIN_CELL = 3; // CSS px: 128 tokens still readable
+const MAX_CELL = 28;
+const MAX_WIDTH = 480; // CSS px the cells fill at most
+const ROW_LABELS = 64; // CSS px kept for the row labels when sizing the cells
+const LABEL_PX = 13; // a label needs this much room; thinner cells label every k-th token
+
+function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function percent(weight) {
+  return `${(weight * 100).toFixed(1)}%`;
+}
+
+/* The keys of `row` (probabilities of keys 0..query) in decreasing order of weight, at most `count`. */
+function topKeys(row, count) {
+  return Array.from(row.keys()).sort((a, b) => row[b] - row[a] || a - b).slice(0, count);
+}
+
+export function createMatrix(container, onPick) {
+  const canvas = element("canvas");
+  canvas.id = "matrix";
+  canvas.tabIndex = 0;
+  canvas.setAttribute("role", "img");
+  const rowMark = element("span", "row-mark");
+  const cellMark = element("span", "cell-mark");
+  cellMark.hidden = true;
+  const cells = element("div", "matrix-cells");
+  cells.append(canvas, rowMark, cellMark);
+  const cols = element("div", "matrix-cols");
+  const rows = element("div", "matrix-rows");
+  const box = element("div", "matrix-box");
+  box.append(element("span", "matrix-corner"), cols, rows, cells);
+  const readout = element("p", "matrix-readout");
+  readout.id = "matrix-readout";
+  canvas.setAttribute("aria-describedby", readout.id);
+  const table = element("table");
+  table.id = "matrix-table";
+  const hidden = element("div", "visually-hidden"); // a table ignores the 1-px box itself
+  const caption = element("caption");
+  const head = element("thead");
+  head.append(element("tr"));
+  for (const name of ["query", "most attention", "second", "third"]) head.firstChild.append(element("th", null, name));
+  const body = element("tbody");
+  table.append(caption, head, body);
+  hidden.append(table);
+  container.replaceChildren(box, readout, hidden);
+
+  let shown = { result: null, layer: 0, head: 0, width: 0 }; // what the canvas and the labels hold, at which width
+  let current = null; // { result, state } of the last draw
+  let keyCursor = null; // the key read out from the keyboard (Left, Right), or null
+
+  function rowOf(result, state, query) {
+    const T = result.ids.length;
+    const offset = (((state.layer - 1) * result.shape[1] + (state.head - 1)) * T + query) * T;
+    return result.attention.subarray(offset, offset + query + 1);
+  }
+
+  function describeRow(result, state, query) {
+    const row = rowOf(result, state, query);
+    const [first, ...rest] = topKeys(row, 3).map((j) => `«${result.labels[j]}» ${percent(row[j])}`);
+    return `«${result.labels[query]}» attends most to ${first}${rest.length ? `, then ${rest.join(", ")}` : ""}.`;
+  }
+
+  function readCell(query, key) {
+    const { result, state } = current;
+    const [q, k] = [result.labels[query], result.labels[key]];
+    if (key > query) return `«${q}» → «${k}»: masked, a later token (0%).`;
+    return `«${q}» → «${k}»: ${percent(rowOf(result, state, query)[key])}.`;
+  }
+
+  function markCell(query, key) {
+    const T = current.result.ids.length;
+    Object.assign(cellMark.style, { top: `${(100 * query) / T}%`, left: `${(100 * key) / T}%`, width: `${100 / T}%`, height: `${100 / T}%` });
+    cellMark.hidden = false;
+    readout.textContent = readCell(query, key);
+  }
+
+  function unmarkCell() {
+    cellMark.hidden = true;
+    keyCursor = null;
+    if (current && current.result.ids.length > 0) readout.textContent = describeRow(current.result, current.state, current.state.token);
+  }
+
+  function cellAt(event) {
+    const T = current.result.ids.length;
+    const rect = canvas.getBoundingClientRect();
+    const clamp = (v) => Math.min(T - 1, Math.max(0, Math.floor(v)));
+    return [clamp(((event.clientY - rect.top) / rect.height) * T), clamp(((event.clientX - rect.left) / rect.width) * T)];
+  }
+
+  canvas.addEventListener("pointermove", (event) => { if (current?.result.ids.length) markCell(...cellAt(event)); });
+  canvas.addEventListener("pointerleave", unmarkCell);
+  canvas.addEventListener("click", (event) => { if (current?.result.ids.length) onPick(cellAt(event)[0]); });
+  rows.addEventListener("click", (event) => {
+    const label = event.target.closest("[data-index]");
+    if (label) onPick(Number(label.dataset.index));
+  });
+  canvas.addEventListener("keydown", (event) => {
+    if (!current?.result.ids.length) return;
+    const T = current.result.ids.length;
+    const query = current.state.token;
+    const moves = { ArrowUp: query - 1, ArrowDown: query + 1, Home: 0, End: T - 1 };
+    if (event.key in moves) {
+      event.preventDefault();
+      onPick(Math.min(T - 1, Math.max(0, moves[event.key])));
+    } else if (event.key === "ArrowLeft" || event.key === "ArrowRight") {
+      event.preventDefault();
+      const from = keyCursor ?? query;
+      keyCursor = Math.min(T - 1, Math.max(0, from + (event.key === "ArrowLeft" ? -1 : 1)));
+      markCell(query, keyCursor);
+    }
+  });
+  canvas.addEventListener("blur", unmarkCell);
+  new ResizeObserver(() => { if (current && container.clientWidth > 0) draw(current.result, current.state); }).observe(container);
+
+  function drawLabels(result, cell) {
+    const T = result.ids.length;
+    const every = Math.ceil(LABEL_PX / cell);
+    const labels = (axis) => result.labels.flatMap((label, i) => {
+      if (i % every !== 0) return [];
+      const node = element("span", null, label);
+      node.dataset.index = String(i);
+      node.style[axis === "row" ? "top" : "left"] = `${i * cell}px`;
+      node.style[axis === "row" ? "height" : "width"] = `${cell * Math.min(every, T - i)}px`;
+      return [node];
+    });
+    rows.replaceChildren(...labels("row"));
+    cols.replaceChildren(...labels("col"));
+  }
+
+  function drawTable(result, state) {
+    const T = result.ids.length;
+    caption.textContent = `Layer ${state.layer}, head ${state.head}: for each query token, the three earlier tokens it attends to most.`;
+    while (body.rows.length > T) body.lastChild.remove();
+    for (let i = 0; i < T; i++) {
+      const tr = body.rows[i] ?? body.appendChild(element("tr"));
+      while (tr.cells.length < 4) tr.append(element(tr.cells.length === 0 ? "th" : "td"));
+      const row = rowOf(result, state, i);
+      const top = topKeys(row, 3);
+      tr.cells[0].textContent = `«${result.labels[i]}» (token ${i + 1})`;
+      for (let c = 0; c < 3; c++) tr.cells[c + 1].textContent = c < top.length ? `«${result.labels[top[c]]}» ${percent(row[top[c]])}` : "";
+    }
+  }
+
+  function paint(result, state) {
+    const T = result.ids.length;
+    const room = Math.min(MAX_WIDTH, container.clientWidth - ROW_LABELS);
+    const cell = Math.min(MAX_CELL, Math.max(MIN_CELL, Math.floor(room / Math.max(T, 1))));
+    box.style.setProperty("--cells", `${T * cell}px`);
+    canvas.dataset.rows = canvas.dataset.cols = String(T);
+    if (T === 0) {
+      canvas.width = canvas.height = 1;
+      rows.replaceChildren();
+      cols.replaceChildren();
+      body.replaceChildren();
+      return;
+    }
+    canvas.width = canvas.height = T;
+    const context = canvas.getContext("2d");
+    const image = context.createImageData(T, T);
+    paintMatrix(image, result.attention, ((state.layer - 1) * result.shape[1] + (state.head - 1)) * T * T, T);
+    context.putImageData(image, 0, 0);
+    if (result !== shown.result || container.clientWidth !== shown.width) drawLabels(result, cell);
+    drawTable(result, state);
+    shown = { result, layer: state.layer, head: state.head, width: container.clientWidth };
+  }
+
+  /** Draw the selected head of `result` with the query of `state`; repaints only when the result
+   *  or the head changed, else moves the row outline. */
+  function draw(result, state) {
+    current = { result, state };
+    const changed = result !== shown.result || state.layer !== shown.layer || state.head !== shown.head;
+    if (changed || container.clientWidth !== shown.width) paint(result, state);
+    const T = result.ids.length;
+    rowMark.hidden = T === 0;
+    canvas.setAttribute("aria-label", T === 0 ? "Attention matrix: no tokens"
+      : `Attention matrix of layer ${state.layer}, head ${state.head}: ${T} × ${T}, row «${result.labels[state.token]}» selected. `
+        + "Up and Down change the query, Left and Right read its weights; the table after it lists every query's top three keys.");
+    if (T === 0) { readout.textContent = ""; return; }
+    Object.assign(rowMark.style, { top: `${(100 * state.token) / T}%`, height: `${100 / T}%` });
+    for (const label of rows.children) label.classList.toggle("query", Number(label.dataset.index) === state.token);
+    if (cellMark.hidden) readout.textContent = describeRow(result, state, state.token);
+  }
+
+  return { draw };
+}
