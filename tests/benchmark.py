@@ -22,6 +22,10 @@ result has at most N tokens; ``edit_start`` replaces the second character; ``pas
 another of N tokens; ``slide`` appends to a text longer than block_size, so that the window of
 shown tokens moves and every position changes.
 
+Views (issue 10): ``append`` and ``edit_start`` at 128 tokens again, with the heads grid and the
+matrix closed and open, at full CPU speed and with Chromium's CPU throttled 4× (DevTools
+``Emulation.setCPUThrottlingRate``, the usual stand-in for a mid-range phone).
+
 Prints a table and writes a JSON report (``--report``, default ``dist/benchmark.json``).
 """
 
@@ -50,6 +54,7 @@ from figure_page import CHROMIUM, CHROMIUM_ARGS, MEMORY_ARGS, FigurePage, memory
 TOKEN_COUNTS = (8, 32, 64, 128)
 UPDATE = "attention-live:update"
 TARGETS_MS = {"append": 16.0, "edit_start": 50.0, "paste": 50.0}
+VIEWS_TARGETS_MS = {("open", 1, "append"): 33.0, ("open", 1, "edit_start"): 50.0, ("open", 4, "append"): 66.0}
 
 
 def summary(values):
@@ -176,13 +181,18 @@ def summaries(pairs):
     return {"frame": summary([p[0] for p in pairs]), "drawn": summary([p[1] for p in pairs])}
 
 
+def append_text(figure, count):
+    """The longest text of sample words that still has at most ``count`` tokens once an "s" is typed."""
+    return next(t for t in (text_of_tokens(figure, count - k, seed=1) for k in range(1, count))
+                if len(figure.tokenizer.encode(t + "s")) <= count)
+
+
 def measure_updates(figure_page, figure, repeats):
     bench = UpdateBench(figure_page)
     results = {}
     for count in TOKEN_COUNTS:
         text, other = text_of_tokens(figure, count, seed=1), text_of_tokens(figure, count, seed=2)
-        shorter = next(t for t in (text_of_tokens(figure, count - k, seed=1) for k in range(1, count))
-                       if len(figure.tokenizer.encode(t + "s")) <= count)
+        shorter = append_text(figure, count)
         results[count] = {
             "append": summaries([bench.append(shorter) for _ in range(repeats)]),
             "edit_start": summaries([bench.edit_start(text) for _ in range(repeats)]),
@@ -190,6 +200,31 @@ def measure_updates(figure_page, figure, repeats):
         }
     longer = text_of_tokens(figure, 2 * TOKEN_COUNTS[-1], seed=3)
     results["slide"] = summaries([bench.append(longer) for _ in range(repeats)])
+    return results
+
+
+def measure_views(figure_page, figure, repeats):
+    """Append and edit near the start at 128 tokens with the grid and matrix closed, then open, at
+    CPU throttling 1× and 4×: {"closed x1": {"append": ..., "edit_start": ...}, ...}."""
+    bench = UpdateBench(figure_page)
+    count = TOKEN_COUNTS[-1]
+    text, shorter = text_of_tokens(figure, count, seed=1), append_text(figure, count)
+    devtools = figure_page.page.context.new_cdp_session(figure_page.page)
+    results = {}
+    try:
+        for throttle in (1, 4):
+            devtools.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
+            for panels in ("closed", "open"):
+                for name in ("heads", "matrix"):
+                    figure_page.open_panel(name, panels == "open")
+                results[f"{panels} x{throttle}"] = {
+                    "append": summaries([bench.append(shorter) for _ in range(repeats)]),
+                    "edit_start": summaries([bench.edit_start(text) for _ in range(repeats)]),
+                }
+    finally:
+        devtools.send("Emulation.setCPUThrottlingRate", {"rate": 1})
+        for name in ("heads", "matrix"):
+            figure_page.open_panel(name, False)
     return results
 
 
@@ -244,6 +279,9 @@ def targets(report):
              ("first paint of the figure (median)", report["startup"]["cold_ms"]["first-paint"]["median"], 500.0),
              ("memory growth 100 -> 1000 updates (MB)", report["memory"]["growth_mb"], 10.0),
              ("forward in tab / native at 128 tokens", report["forward"][TOKEN_COUNTS[-1]]["ratio"], 5.0)]
+    for (panels, throttle, kind), target in VIEWS_TARGETS_MS.items():
+        what = f"{'append' if kind == 'append' else 'edit near start'} p95 at {TOKEN_COUNTS[-1]} tokens, views {panels}, CPU x{throttle}"
+        rows.append((what, report["views"][f"{panels} x{throttle}"][kind]["frame"]["p95"], target))
     return [{"what": what, "value": value, "target": target, "met": value <= target} for what, value, target in rows]
 
 
@@ -259,6 +297,10 @@ def print_table(report):
     for count in TOKEN_COUNTS:
         print(f"{str(count) + ' tokens':12}" + "".join(f"{cell(report['updates'][count][k]):>30}" for k in kinds))
     print(f"{'slide':12}{cell(report['updates']['slide']):>30}  (append beyond block_size: every position moves)")
+    print(f"\nviews at {TOKEN_COUNTS[-1]} tokens, ms: median / p95 to the frame [to the DOM]")
+    print(f"{'':16}" + "".join(f"{k:>30}" for k in ("append", "edit_start")))
+    for name, row in report["views"].items():
+        print(f"{name:16}" + "".join(f"{cell(row[k]):>30}" for k in ("append", "edit_start")))
     print(f"\n{'forward (ms)':20} {'tab med':>10} {'native med':>12} {'ratio':>7}")
     for count, row in report["forward"].items():
         print(f"{str(count) + ' tokens':20} {row['tab_ms']['median']:>10} {row['native_ms']['median']:>12} {row['ratio']:>7}")
@@ -292,6 +334,7 @@ def main(argv=None):
         figure_page.open(origin + "/")
         worker = page.workers[0]
         report["updates"] = measure_updates(figure_page, figure, args.repeats)
+        report["views"] = measure_views(figure_page, figure, args.repeats)
         report["forward"], report["tokenizer"] = measure_python(worker, figure, args.repeats)
         report["memory"] = {"growth_mb": round(memory_growth_mb(figure_page), 2)}
         browser.close()

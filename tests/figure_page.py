@@ -73,6 +73,28 @@ class FigurePage:
         self.page.locator(f"#{group} button[data-value='{number}']").click()
         self.wait_until(f"n => window.attentionLive.state().{group[:-1]} === n", number)
 
+    def open_panel(self, name, is_open=True):
+        """Open (or close) the disclosure ``name`` ("heads" or "matrix") as a visitor does, by its summary."""
+        if self.state()["panels"][name] != is_open:
+            self.page.locator(f"#{name}-panel > summary").click()
+        self.wait_until(f"o => window.attentionLive.state().panels.{name} === o", is_open)
+
+    def matrix_pixels(self):
+        """The matrix canvas as drawn: (T, rows of T [r, g, b] cells), read back from its pixels."""
+        return self.page.evaluate("""() => {
+            const canvas = document.getElementById("matrix");
+            const T = Number(canvas.dataset.rows);
+            if (Number(canvas.dataset.cols) !== T || canvas.width !== T || canvas.height !== T) throw new Error("not one pixel per cell");
+            const data = canvas.getContext("2d").getImageData(0, 0, T, T).data;
+            return [T, Array.from({ length: T }, (_, i) => Array.from({ length: T }, (_, j) => Array.from(data.subarray(4 * (i * T + j), 4 * (i * T + j) + 3))))];
+        }""")
+
+    def point_at_cell(self, i, j):
+        """Move the mouse to the centre of matrix cell (row i, column j), using only the canvas's box."""
+        box = self.page.locator("#matrix").bounding_box()
+        T = int(self.page.locator("#matrix").get_attribute("data-rows"))
+        self.page.mouse.move(box["x"] + (j + 0.5) * box["width"] / T, box["y"] + (i + 0.5) * box["height"] / T)
+
     def chips(self):
         return self.page.eval_on_selector_all(".chip", """chips => chips.map(c => ({
             index: Number(c.dataset.index), weight: c.dataset.weight, masked: c.dataset.masked === "true",

@@ -118,7 +118,7 @@ def test_markup(browser_page, figure):
     # This vocabulary splits markup into short pieces, so no real label above holds a whole tag: the
     # drawing code itself gets labels that do (a retrained tokenizer may have such tokens).
     drawn = figure_page.page.evaluate("""async (labels) => {
-        const view = await import(new URL("figure-view.js", document.querySelector("script[type=module]").src));
+        const view = await import(new URL("views/chips.js", document.querySelector("script[type=module]").src));
         const box = document.createElement("div");
         document.body.append(box);
         view.drawTokens(box, ["plain"], [0], () => {}, () => {});
@@ -312,7 +312,8 @@ def test_two_figures_on_one_page(playwright, origin, figure):
     ("truncate", "build.json", "build.json is damaged"),
     ("truncate", "worker.js", "could not start worker.js"),
     ("delete", "app.js", "app.js could not be downloaded (HTTP 404)"),
-    ("delete", "figure-view.js", "figure-view.js could not be downloaded (HTTP 404)"),
+    ("delete", "views/chips.js", "views/chips.js could not be downloaded (HTTP 404)"),
+    ("delete", "views/matrix.js", "views/matrix.js could not be downloaded (HTTP 404)"),
     ("truncate", "worker-client.js", "worker-client.js is damaged"),
 ])
 def test_a_file_missing_or_damaged(playwright, tmp_path, damage, file, named):

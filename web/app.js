@@ -73,11 +73,13 @@ function selectedHead({ layer, head }, token = null) {
 
 /* Every view redraws from the view state: the chips and selectors always, the grid and the matrix
  * while their panels are open (opening one draws it). */
-function render(state) {
+function render(state, previous) {
   markChoice(el.layers, state.layer);
   markChoice(el.heads, state.head);
-  el.headsPanel.open = state.panels.heads;
-  el.matrixPanel.open = state.panels.matrix;
+  // a panel follows the state only when the state's panel changed: a visitor's click on a summary
+  // may not have reached the state yet (its toggle event comes later)
+  if (state.panels.heads !== previous.panels.heads) el.headsPanel.open = state.panels.heads;
+  if (state.panels.matrix !== previous.panels.matrix) el.matrixPanel.open = state.panels.matrix;
   if (!view.result) return;
   if (state.panels.heads && view.headsGrid) view.headsGrid.draw(view.result, state);
   if (state.panels.matrix && view.matrix) view.matrix.draw(view.result, state);

@@ -23,7 +23,8 @@
    * if it has not, the browser refused one of the page's modules (listed in index.html as the module
    * script and its modulepreload links): name it and why. */
   async function explainBlockedModule() {
-    const name = (url) => new URL(url).pathname.split("/").pop();
+    const folder = new URL("./", document.querySelector("script[type=module]").src).href; // the build's folder
+    const name = (url) => (url.startsWith(folder) ? url.slice(folder.length) : new URL(url).pathname.split("/").pop()); // views/chips.js
     if (scriptError) {
       stop(`The page's script ${name(scriptError.filename)} is damaged (${scriptError.message}): copy dist/ to the server again.`);
       return;

@@ -1,0 +1,160 @@
+"""The views below the chips (issue 10), in headless Chromium against CPython on the same weights: the
+grid of every head, the selected head's whole matrix, the shared colour scale, their keyboard use and
+text alternatives, and the layout on a phone-sized screen."""
+
+import json
+
+import numpy as np
+import pytest
+
+from conftest import WEIGHTS
+from figure_page import TOLERANCE, check_view
+
+TEXT = 'Then the Queen turned to Alice and said, "Off with her head!" The Hatter sighed.'
+
+
+def luminance(rgb):
+    """WCAG relative luminance of sRGB bytes: the lightness a reader sees, for ordering cells."""
+    c = np.asarray(rgb, dtype=np.float64) / 255
+    linear = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    return linear @ [0.2126, 0.7152, 0.0722]
+
+
+@pytest.fixture
+def page(browser_page):
+    """The shared page with TEXT, «said» as the query in the default head, panels closed."""
+    figure_page, _, _ = browser_page
+    default = json.loads((WEIGHTS / "default_view.json").read_text(encoding="utf-8"))
+    figure_page.page.set_viewport_size({"width": 1000, "height": 800})
+    figure_page.set_text(TEXT)
+    figure_page.wait_until("t => window.attentionLive.state().text === t", TEXT)
+    figure_page.select(layer=default["layer"], head=default["head"], token=default["token"])
+    for name in ("heads", "matrix"):
+        figure_page.open_panel(name, False)
+    return figure_page
+
+
+def test_the_grid_shows_every_head_and_clicking_one_selects_it(page, figure):
+    page.open_panel("heads")
+    config = figure.config
+    thumbs = page.page.locator("#heads-grid [data-layer][data-head]")
+    assert thumbs.count() == config.n_layer * config.n_head
+    found = {(int(thumbs.nth(k).get_attribute("data-layer")), int(thumbs.nth(k).get_attribute("data-head")))
+             for k in range(thumbs.count())}
+    assert found == {(layer, head) for layer in range(1, config.n_layer + 1) for head in range(1, config.n_head + 1)}
+    assert page.page.locator("#heads-grid [aria-pressed='true']").count() == 1
+    page.page.locator("#heads-grid [data-layer='1'][data-head='2']").click()
+    page.wait_until("() => window.attentionLive.state().head === 2", None)
+    state = check_view(page, figure)
+    assert (state["layer"], state["head"]) == (1, 2)
+    assert page.page.locator("#heads-grid [aria-pressed='true']").get_attribute("data-head") == "2"
+    result = figure.analyse(state["text"])
+    np.testing.assert_allclose(np.array(state["matrix"]), result["attention"][0, 1], atol=TOLERANCE)
+    # every thumbnail outlines the query's row, and names its strongest key in its accessible name
+    T = len(state["ids"])
+    tops = page.page.eval_on_selector_all("#heads-grid .row", "rows => rows.map(r => r.style.top)")
+    assert tops == [f"{100 * state['token'] / T:g}%"] * len(tops)
+    label = page.page.locator("#heads-grid [data-layer='2'][data-head='3']").get_attribute("aria-label")
+    row = result["attention"][1, 2, state["token"], : state["token"] + 1]
+    assert f"attends most to «{result['labels'][int(row.argmax())]}», {row.max() * 100:.1f}%" in label
+
+
+def test_the_grid_is_one_tab_stop_moved_by_the_arrow_keys(page):
+    page.open_panel("heads")
+    page.page.locator("#heads-grid [aria-pressed='true']").focus()
+    assert page.page.eval_on_selector_all("#heads-grid button", "bs => bs.filter(b => b.tabIndex === 0).length") == 1
+    page.page.keyboard.press("ArrowLeft")  # layer 2, head 3 -> head 2
+    page.page.keyboard.press("ArrowUp")  # -> layer 1, head 2
+    page.page.keyboard.press("Enter")
+    page.wait_until("() => window.attentionLive.state().layer === 1", None)
+    assert (page.state()["layer"], page.state()["head"]) == (1, 2)
+
+
+def test_the_matrix_is_the_selected_heads_attention(page, figure):
+    page.open_panel("matrix")
+    for layer, head in ((2, 3), (1, 1)):
+        page.select(layer=layer, head=head)
+        state = page.state()
+        want = figure.analyse(state["text"])["attention"][layer - 1, head - 1]
+        got = np.array(state["matrix"])
+        print(f"layer {layer}, head {head}: largest difference from CPython {np.abs(got - want).max():.3g}")
+        assert got.shape == want.shape and np.abs(got - want).max() <= TOLERANCE
+        assert np.all(got[np.triu_indices(len(got), 1)] == 0)
+        assert state["weights"] == state["matrix"][state["token"]]  # the chips' row is the matrix's row
+
+        T, pixels = page.matrix_pixels()
+        assert T == len(want)
+        pixels = np.array(pixels)
+        masked = np.triu(np.ones((T, T), dtype=bool), 1)
+        grey = pixels[masked]
+        assert (grey == grey[0]).all() and grey[0][0] == grey[0][1] == grey[0][2], "masked cells: one grey"
+        shown = pixels[~masked]
+        assert not (np.ptp(shown, axis=1) == 0).any(), "a weight drawn in the masked grey"
+        order = np.argsort(want[~masked], kind="stable")
+        assert np.all(np.diff(luminance(shown[order])) <= 1e-9), "cells do not darken as the weight grows"
+
+
+def test_pointing_at_and_clicking_the_matrix(page, figure):
+    page.open_panel("matrix")
+    state = page.state()
+    result = figure.analyse(state["text"])
+    labels, attention = result["labels"], result["attention"][state["layer"] - 1, state["head"] - 1]
+    said, alice = labels.index("\u2423said"), labels.index("\u2423Alice")
+    page.point_at_cell(said, alice)
+    assert page.page.locator("#matrix-readout").text_content() == f"«\u2423said» → «\u2423Alice»: {attention[said, alice] * 100:.1f}%."
+    page.point_at_cell(alice, said)
+    assert "masked" in page.page.locator("#matrix-readout").text_content()
+    page.point_at_cell(3, 0)
+    page.page.mouse.down()
+    page.page.mouse.up()
+    page.wait_until("() => window.attentionLive.state().token === 3", None)
+    check_view(page, figure)
+    page.page.locator(".matrix-rows [data-index='0']").click()
+    page.wait_until("() => window.attentionLive.state().token === 0", None)
+    page.page.locator("#matrix").focus()
+    page.page.keyboard.press("ArrowDown")
+    page.page.keyboard.press("ArrowDown")
+    page.wait_until("() => window.attentionLive.state().token === 2", None)
+    page.page.keyboard.press("ArrowLeft")
+    assert page.page.locator("#matrix-readout").text_content().startswith(f"«{labels[2]}» → «{labels[1]}»")
+    check_view(page, figure)
+
+
+def test_the_matrix_text_alternative_lists_each_querys_top_keys(page, figure):
+    page.open_panel("matrix")
+    state = page.state()
+    attention = figure.analyse(state["text"])["attention"][state["layer"] - 1, state["head"] - 1]
+    rows = page.page.eval_on_selector_all("#matrix-table tbody tr", "rows => rows.map(r => Array.from(r.cells, c => c.textContent))")
+    assert len(rows) == len(state["ids"])
+    for i, row in enumerate(rows):
+        top = np.argsort(-attention[i, : i + 1], kind="stable")[:3]
+        assert row[0] == f"«{state['tokens'][i]}» (token {i + 1})"
+        assert row[1 : 1 + len(top)] == [f"«{state['tokens'][j]}» {attention[i, j] * 100:.1f}%" for j in top]
+
+
+def test_phone_width_and_a_full_context(page, figure):
+    page.page.set_viewport_size({"width": 390, "height": 800})
+    page.open_panel("heads")
+    page.open_panel("matrix")
+    text = ("The Mock Turtle sighed deeply, and began, in a voice sometimes choked with sobs, to sing this. " * 12)
+    page.set_text(text)
+    page.wait_until("t => window.attentionLive.state().text === t", text)
+    state = page.state()
+    assert len(state["ids"]) == figure.config.block_size
+    assert page.page.evaluate("document.documentElement.scrollWidth") <= 390
+    box = page.page.locator("#matrix").bounding_box()
+    assert box["width"] / len(state["ids"]) >= 3 and box["height"] / len(state["ids"]) >= 3
+    T, _ = page.matrix_pixels()
+    assert T == len(state["ids"])
+    np.testing.assert_allclose(np.array(page.state()["matrix"]), figure.analyse(text)["attention"][state["layer"] - 1, state["head"] - 1],
+                               atol=TOLERANCE)
+
+
+def test_the_opening_view_fits_the_documented_iframe_height(page):
+    """README embeds the figure in a 480-px-high iframe: with the panels closed, the text box, the
+    selectors, the chips and the legend are all inside it."""
+    page.page.set_viewport_size({"width": 800, "height": 480})
+    page.set_text(json.loads((WEIGHTS / "default_view.json").read_text(encoding="utf-8"))["text"])
+    bottoms = page.page.evaluate("() => ['#text', '#layers', '#tokens', '#legend', '#heads-panel > summary', '#matrix-panel > summary']"
+                                 ".map(s => document.querySelector(s).getBoundingClientRect().bottom)")
+    assert max(bottoms) <= 480, bottoms
