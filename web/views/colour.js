@@ -82,18 +82,18 @@ export function needsLightText(weight) {
   return (1.05 / (luminance(weightRgb(weight)) + 0.05)) >= 4.5;
 }
 
-/** Paint a T × T attention matrix into `imageData` (T × T pixels, one per cell): row i, column j
- *  is query i's weight on key j; cells above the diagonal (j > i) in MASKED_RGB. `attention` is a
- *  Float32Array holding the T × T probabilities row by row from `offset`. */
-export function paintMatrix(imageData, attention, offset, T) {
-  const pixels = imageData.data;
-  for (let i = 0; i < T; i++) {
-    for (let j = 0; j < T; j++) {
-      const [r, g, b] = j > i ? MASKED_RGB : weightRgb(attention[offset + i * T + j]);
-      const p = 4 * (i * T + j);
-      pixels[p] = r; pixels[p + 1] = g; pixels[p + 2] = b; pixels[p + 3] = 255;
-    }
-  }
+/* The ramp and the masked grey as packed RGBA words, in the byte order of ImageData (so one
+ * 32-bit write sets a pixel's r, g, b and alpha). */
+const littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+const pack = ([r, g, b]) => (littleEndian ? ((255 << 24) | (b << 16) | (g << 8) | r) : ((r << 24) | (g << 16) | (b << 8) | 255)) >>> 0;
+const PACKED = Uint32Array.from(TABLE, pack);
+
+/** The packed ImageData pixel of masked cells. */
+export const MASKED_PIXEL = pack(MASKED_RGB);
+
+/** The packed ImageData pixel of a weight (probability; NaN and values outside 0..1 clamp). */
+export function weightPixel(weight) {
+  return PACKED[weight >= 1 ? STEPS - 1 : weight > 0 ? Math.round(weight * (STEPS - 1)) : 0];
 }
 
 /** The legend: a bar of the ramp from 0% to 100% and a swatch for masked keys, into `container`. */

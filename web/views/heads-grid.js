@@ -7,11 +7,11 @@
  *       span.caption "layer 1 · head 2"
  *
  * Input: `result.attention`, Float32Array [n_layer, n_head, T, T] of probabilities, and the view
- * state (layer, head, token). The canvases are repainted only when the result changes; a new
- * selection only moves the outlines. Keyboard: one tab stop; arrow keys move between heads (Left,
+ * state (layer, head, token). The canvases are repainted only when the result changes, from its
+ * first changed token on (heatmap.js); a new selection only moves the outlines. Keyboard: one tab stop; arrow keys move between heads (Left,
  * Right) and layers (Up, Down), Home and End to the first and last; Enter or Space selects.
  */
-import { paintMatrix } from "./colour.js";
+import { firstChangedRow, paintHeatmap } from "./heatmap.js";
 
 function makeThumb(layer, head, onPick) {
   const button = document.createElement("button");
@@ -68,14 +68,11 @@ export function createHeadsGrid(container, config, onPick) {
 
   function paint(result) {
     const T = result.ids.length;
+    const fromRow = firstChangedRow(painted, result);
     thumbs.forEach((thumb, k) => {
       const canvas = thumb.querySelector("canvas");
-      if (T === 0) { canvas.width = canvas.height = 1; return; }
-      if (canvas.width !== T) canvas.width = canvas.height = T;
-      const context = canvas.getContext("2d");
-      const image = context.createImageData(T, T);
-      paintMatrix(image, result.attention, k * T * T, T);
-      context.putImageData(image, 0, 0);
+      if (T === 0) canvas.width = canvas.height = 1;
+      else paintHeatmap(canvas, result.attention, k * T * T, T, fromRow);
     });
     painted = result;
   }

@@ -14,7 +14,7 @@
  * and the view state (layer, head, token). Keyboard (the canvas is one tab stop): Up and Down move
  * the query, Home and End to the first and last token; Left and Right move the key read out.
  */
-import { paintMatrix } from "./colour.js";
+import { firstChangedRow, paintHeatmap } from "./heatmap.js";
 
 const MIN_CELL = 3; // CSS px: 128 tokens still readable
 const MAX_CELL = 28;
@@ -33,9 +33,23 @@ function percent(weight) {
   return `${(weight * 100).toFixed(1)}%`;
 }
 
-/* The keys of `row` (probabilities of keys 0..query) in decreasing order of weight, at most `count`. */
+/* The keys of `row` (probabilities of keys 0..query) with the largest weights, largest first (the
+ * earlier key first among equals), at most `count`: one pass, as the table needs them for every row. */
 function topKeys(row, count) {
-  return Array.from(row.keys()).sort((a, b) => row[b] - row[a] || a - b).slice(0, count);
+  const top = [];
+  for (let j = 0; j < row.length; j++) {
+    let at = top.length;
+    while (at > 0 && row[j] > row[top[at - 1]]) at--;
+    if (at < count) {
+      top.splice(at, 0, j);
+      if (top.length > count) top.pop();
+    }
+  }
+  return top;
+}
+
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
 }
 
 export function createMatrix(container, onPick) {
@@ -133,40 +147,49 @@ export function createMatrix(container, onPick) {
     }
   });
   canvas.addEventListener("blur", unmarkCell);
-  new ResizeObserver(() => { if (current && container.clientWidth > 0) draw(current.result, current.state); }).observe(container);
+  let width = 0; // the container's width in CSS px, as the ResizeObserver last reported it (read, not measured, per draw)
+  new ResizeObserver(([entry]) => {
+    if (entry.contentRect.width === width) return;
+    width = entry.contentRect.width;
+    if (current && width > 0) paint(current.result, current.state);
+  }).observe(container);
 
+  /* Row and column labels, one every `every` tokens; spans are reused and only changed text is set. */
   function drawLabels(result, cell) {
     const T = result.ids.length;
     const every = Math.ceil(LABEL_PX / cell);
-    const labels = (axis) => result.labels.flatMap((label, i) => {
-      if (i % every !== 0) return [];
-      const node = element("span", null, label);
-      node.dataset.index = String(i);
-      node.style[axis === "row" ? "top" : "left"] = `${i * cell}px`;
-      node.style[axis === "row" ? "height" : "width"] = `${cell * Math.min(every, T - i)}px`;
-      return [node];
-    });
-    rows.replaceChildren(...labels("row"));
-    cols.replaceChildren(...labels("col"));
+    for (const [axis, along, across] of [[rows, "top", "height"], [cols, "left", "width"]]) {
+      const count = Math.ceil(T / every);
+      while (axis.children.length > count) axis.lastChild.remove();
+      for (let k = 0; k < count; k++) {
+        const i = k * every;
+        const span = axis.children[k] ?? axis.appendChild(element("span"));
+        if (span.textContent !== result.labels[i]) span.textContent = result.labels[i];
+        span.dataset.index = String(i);
+        span.style[along] = `${i * cell}px`;
+        span.style[across] = `${cell * Math.min(every, T - i)}px`;
+      }
+    }
   }
 
   function drawTable(result, state) {
     const T = result.ids.length;
-    caption.textContent = `Layer ${state.layer}, head ${state.head}: for each query token, the three earlier tokens it attends to most.`;
+    setText(caption, `Layer ${state.layer}, head ${state.head}: for each query token, the three earlier tokens it attends to most.`);
     while (body.rows.length > T) body.lastChild.remove();
     for (let i = 0; i < T; i++) {
       const tr = body.rows[i] ?? body.appendChild(element("tr"));
       while (tr.cells.length < 4) tr.append(element(tr.cells.length === 0 ? "th" : "td"));
       const row = rowOf(result, state, i);
       const top = topKeys(row, 3);
-      tr.cells[0].textContent = `«${result.labels[i]}» (token ${i + 1})`;
-      for (let c = 0; c < 3; c++) tr.cells[c + 1].textContent = c < top.length ? `«${result.labels[top[c]]}» ${percent(row[top[c]])}` : "";
+      setText(tr.cells[0], `«${result.labels[i]}» (token ${i + 1})`);
+      for (let c = 0; c < 3; c++) setText(tr.cells[c + 1], c < top.length ? `«${result.labels[top[c]]}» ${percent(row[top[c]])}` : "");
     }
   }
 
   function paint(result, state) {
     const T = result.ids.length;
-    const room = Math.min(MAX_WIDTH, container.clientWidth - ROW_LABELS);
+    if (width === 0) width = container.clientWidth; // first drawn in a panel just opened
+    const room = Math.min(MAX_WIDTH, width - ROW_LABELS);
     const cell = Math.min(MAX_CELL, Math.max(MIN_CELL, Math.floor(room / Math.max(T, 1))));
     box.style.setProperty("--cells", `${T * cell}px`);
     canvas.dataset.rows = canvas.dataset.cols = String(T);
@@ -177,22 +200,19 @@ export function createMatrix(container, onPick) {
       body.replaceChildren();
       return;
     }
-    canvas.width = canvas.height = T;
-    const context = canvas.getContext("2d");
-    const image = context.createImageData(T, T);
-    paintMatrix(image, result.attention, ((state.layer - 1) * result.shape[1] + (state.head - 1)) * T * T, T);
-    context.putImageData(image, 0, 0);
-    if (result !== shown.result || container.clientWidth !== shown.width) drawLabels(result, cell);
+    const sameHead = state.layer === shown.layer && state.head === shown.head;
+    const fromRow = sameHead ? firstChangedRow(shown.result, result) : 0;
+    paintHeatmap(canvas, result.attention, ((state.layer - 1) * result.shape[1] + (state.head - 1)) * T * T, T, fromRow);
+    if (result !== shown.result || width !== shown.width) drawLabels(result, cell);
     drawTable(result, state);
-    shown = { result, layer: state.layer, head: state.head, width: container.clientWidth };
+    shown = { result, layer: state.layer, head: state.head, width };
   }
 
   /** Draw the selected head of `result` with the query of `state`; repaints only when the result
    *  or the head changed, else moves the row outline. */
   function draw(result, state) {
     current = { result, state };
-    const changed = result !== shown.result || state.layer !== shown.layer || state.head !== shown.head;
-    if (changed || container.clientWidth !== shown.width) paint(result, state);
+    if (result !== shown.result || state.layer !== shown.layer || state.head !== shown.head) paint(result, state);
     const T = result.ids.length;
     rowMark.hidden = T === 0;
     canvas.setAttribute("aria-label", T === 0 ? "Attention matrix: no tokens"
