@@ -158,3 +158,20 @@ def test_the_opening_view_fits_the_documented_iframe_height(page):
     bottoms = page.page.evaluate("() => ['#text', '#layers', '#tokens', '#legend', '#heads-panel > summary', '#matrix-panel > summary']"
                                  ".map(s => document.querySelector(s).getBoundingClientRect().bottom)")
     assert max(bottoms) <= 480, bottoms
+
+
+def test_rows_repainted_after_typing_match_a_full_repaint(page, figure):
+    """The heatmaps repaint only the rows from the first changed token on: after typing, the matrix
+    must be what painting it whole gives (switching heads away and back repaints it whole)."""
+    page.open_panel("heads")
+    page.open_panel("matrix")
+    page.type("Alice said nothing, and the Queen said")
+    state = page.state()
+    T, typed = page.matrix_pixels()
+    page.select(head=state["head"] % figure.config.n_head + 1)
+    page.select(head=state["head"])
+    assert page.matrix_pixels() == [T, typed]
+    thumbs = page.page.eval_on_selector_all("#heads-grid canvas", """(cs, T) => cs.map(c => Array.from(
+        c.getContext("2d").getImageData(0, 0, T, T).data))""", T)
+    selected = (state["layer"] - 1) * figure.config.n_head + state["head"] - 1
+    assert thumbs[selected] == [v for row in typed for rgb in row for v in (*rgb, 255)]

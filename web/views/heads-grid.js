@@ -2,7 +2,8 @@
  *
  *   #heads-grid
  *     button.thumb  data-layer="1" data-head="2" aria-pressed   (1-based, as labelled)
- *       canvas      T × T pixels, one per cell: row i = query i, column j = key j (colour.js; masked in grey)
+ *       canvas      one pixel per cell: row i = query i, column j = key j (colour.js; masked in grey);
+ *                   block_size × block_size, of which its frame shows the top-left T × T
  *       span.row    outline of the selected query's row
  *       span.caption "layer 1 · head 2"
  *
@@ -20,7 +21,6 @@ function makeThumb(layer, head, onPick) {
   button.dataset.layer = String(layer);
   button.dataset.head = String(head);
   const canvas = document.createElement("canvas");
-  canvas.width = canvas.height = 1;
   const row = document.createElement("span");
   row.className = "row";
   const frame = document.createElement("span");
@@ -66,14 +66,17 @@ export function createHeadsGrid(container, config, onPick) {
   });
   let painted = null; // the result whose numbers the canvases show
 
+  /* Each canvas is block_size × block_size pixels for good (never resized while typing); its CSS
+   * size is block_size / T times its frame's, so that the frame shows exactly its top-left T × T. */
   function paint(result) {
     const T = result.ids.length;
     const fromRow = firstChangedRow(painted, result);
-    thumbs.forEach((thumb, k) => {
+    const scale = `${(100 * config.block_size) / Math.max(T, 1)}%`;
+    for (const [k, thumb] of thumbs.entries()) {
       const canvas = thumb.querySelector("canvas");
-      if (T === 0) canvas.width = canvas.height = 1;
-      else paintHeatmap(canvas, result.attention, k * T * T, T, fromRow);
-    });
+      canvas.style.width = canvas.style.height = scale;
+      paintHeatmap(canvas, result.attention, k * T * T, T, fromRow, config.block_size);
+    }
     painted = result;
   }
 

@@ -21,35 +21,37 @@ export function firstChangedRow(previous, result) {
   return i;
 }
 
-/** Paint rows `fromRow`..T-1 of a T × T attention matrix into `canvas` (made T × T pixels).
- *  `attention`: Float32Array holding the T × T probabilities row by row from `offset`. When T
- *  changed, the unchanged rows are copied from the last image (their new key columns are all
+/** Paint rows `fromRow`..T-1 of a T × T attention matrix into `canvas`, whose bitmap is `size` ×
+ *  `size` pixels (size ≥ T; cell (i, j) is pixel (j, i); a caller that keeps `size` fixed, as the
+ *  heads grid does with block_size, never resizes the canvas and shows its top-left T × T by CSS).
+ *  `attention`: Float32Array holding the T × T probabilities row by row from `offset`. When the
+ *  size changes, the unchanged rows are copied from the last image (their new key columns are all
  *  masked: a key after the query), not recomputed. */
-export function paintHeatmap(canvas, attention, offset, T, fromRow = 0) {
+export function paintHeatmap(canvas, attention, offset, T, fromRow = 0, size = T) {
   let image = images.get(canvas);
   let dirtyFrom = fromRow;
-  if (canvas.width !== T || canvas.height !== T || image?.width !== T) {
+  if (canvas.width !== size || canvas.height !== size || image?.width !== size) {
     const old = image;
-    canvas.width = canvas.height = T;
-    image = new ImageData(T, T);
+    canvas.width = canvas.height = size;
+    image = new ImageData(size, size);
     images.set(canvas, image);
-    const kept = old ? Math.min(fromRow, old.width, T) : 0;
+    const kept = old ? Math.min(fromRow, old.width, size) : 0;
     if (kept > 0) {
       const from = new Uint32Array(old.data.buffer, old.data.byteOffset, old.width * old.width);
-      const to = new Uint32Array(image.data.buffer, image.data.byteOffset, T * T);
+      const to = new Uint32Array(image.data.buffer, image.data.byteOffset, size * size);
       for (let i = 0; i < kept; i++) {
-        to.set(from.subarray(i * old.width, i * old.width + Math.min(old.width, T)), i * T);
-        if (T > old.width) to.fill(MASKED_PIXEL, i * T + old.width, (i + 1) * T);
+        to.set(from.subarray(i * old.width, i * old.width + Math.min(old.width, size)), i * size);
+        if (size > old.width) to.fill(MASKED_PIXEL, i * size + old.width, (i + 1) * size);
       }
     }
     fromRow = kept;
     dirtyFrom = 0; // a resized canvas is blank: put every row
   }
-  const pixels = new Uint32Array(image.data.buffer, image.data.byteOffset, T * T);
+  const pixels = new Uint32Array(image.data.buffer, image.data.byteOffset, size * size);
   for (let i = fromRow; i < T; i++) {
     const row = offset + i * T;
-    for (let j = 0; j <= i; j++) pixels[i * T + j] = weightPixel(attention[row + j]);
-    pixels.fill(MASKED_PIXEL, i * T + i + 1, (i + 1) * T);
+    for (let j = 0; j <= i; j++) pixels[i * size + j] = weightPixel(attention[row + j]);
+    pixels.fill(MASKED_PIXEL, i * size + i + 1, (i + 1) * size);
   }
-  if (dirtyFrom < T) canvas.getContext("2d").putImageData(image, 0, 0, 0, dirtyFrom, T, T - dirtyFrom);
+  if (dirtyFrom < T) canvas.getContext("2d").putImageData(image, 0, 0, 0, dirtyFrom, size, T - dirtyFrom);
 }
