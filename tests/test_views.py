@@ -124,6 +124,7 @@ def test_the_matrix_text_alternative_lists_each_querys_top_keys(page, figure):
     page.open_panel("matrix")
     state = page.state()
     attention = figure.analyse(state["text"])["attention"][state["layer"] - 1, state["head"] - 1]
+    page.wait_until("() => document.getElementById('matrix-table').getAttribute('aria-busy') === 'false'", None)
     rows = page.page.eval_on_selector_all("#matrix-table tbody tr", "rows => rows.map(r => Array.from(r.cells, c => c.textContent))")
     assert len(rows) == len(state["ids"])
     for i, row in enumerate(rows):

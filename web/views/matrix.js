@@ -8,7 +8,9 @@
  *                       smoothing: cell (i, j) is row i, column j of a regular grid over the whole canvas
  *       .row-mark       outline of the query's row;  .cell-mark  outline of the cell under the pointer
  *   p.matrix-readout    «query» → «key» and its percentage, for the cell pointed at (else the query's row)
- *   table               the text alternative: for each query, its three largest keys with percentages
+ *   table               the text alternative: for each query, its three largest keys with percentages;
+ *                       rewritten once the reader pauses (TABLE_PAUSE_MS without a new result; its
+ *                       128 rows would cost a layout per keystroke), aria-busy="true" until then
  *
  * Input: `result.attention`, Float32Array [n_layer, n_head, T, T] of probabilities, `result.labels`,
  * and the view state (layer, head, token). Keyboard (the canvas is one tab stop): Up and Down move
@@ -21,6 +23,7 @@ const MAX_CELL = 28;
 const MAX_WIDTH = 480; // CSS px the cells fill at most
 const ROW_LABELS = 64; // CSS px kept for the row labels when sizing the cells
 const LABEL_PX = 13; // a label needs this much room; thinner cells label every k-th token
+const TABLE_PAUSE_MS = 400;
 
 function element(tag, className, text) {
   const node = document.createElement(tag);
@@ -186,6 +189,17 @@ export function createMatrix(container, onPick) {
     }
   }
 
+  let tableTimer = null;
+
+  function scheduleTable() {
+    table.setAttribute("aria-busy", "true");
+    clearTimeout(tableTimer);
+    tableTimer = setTimeout(() => {
+      drawTable(current.result, current.state);
+      table.setAttribute("aria-busy", "false");
+    }, TABLE_PAUSE_MS);
+  }
+
   function paint(result, state) {
     const T = result.ids.length;
     if (width === 0) width = container.clientWidth; // first drawn in a panel just opened
@@ -204,7 +218,7 @@ export function createMatrix(container, onPick) {
     const fromRow = sameHead ? firstChangedRow(shown.result, result) : 0;
     paintHeatmap(canvas, result.attention, ((state.layer - 1) * result.shape[1] + (state.head - 1)) * T * T, T, fromRow);
     if (result !== shown.result || width !== shown.width) drawLabels(result, cell);
-    drawTable(result, state);
+    scheduleTable();
     shown = { result, layer: state.layer, head: state.head, width };
   }
 
