@@ -74,6 +74,7 @@ export function createHeadsGrid(container, config, onPick) {
     const scale = `${(100 * config.block_size) / Math.max(T, 1)}%`;
     for (const [k, thumb] of thumbs.entries()) {
       const canvas = thumb.querySelector("canvas");
+      canvas.hidden = T === 0;
       canvas.style.width = canvas.style.height = scale;
       paintHeatmap(canvas, result.attention, k * T * T, T, fromRow, config.block_size);
     }
