@@ -176,3 +176,56 @@ def test_rows_repainted_after_typing_match_a_full_repaint(page, figure):
         c.getContext("2d").getImageData(0, 0, T, T).data))""", T)
     selected = (state["layer"] - 1) * figure.config.n_head + state["head"] - 1
     assert thumbs[selected] == [v for row in typed for rgb in row for v in (*rgb, 255)]
+
+
+def test_a_resting_mark_reads_the_numbers_drawn_now(page, figure):
+    """A pointer resting on a cell, or a cell read with Left/Right, is read again with every new text,
+    head and query (never an earlier text's number)."""
+    page.open_panel("matrix")
+    page.point_at_cell(2, 1)
+    text = "A dog barked at the moon while the cat slept on the warm red mat all night."
+    page.set_text(text)
+    page.select(layer=1, head=1)
+    labels = figure.analyse(text)["labels"]
+    weight = figure.analyse(text)["attention"][0, 0, 2, 1]
+    assert page.page.locator("#matrix-readout").text_content() == f"«{labels[2]}» → «{labels[1]}»: {weight * 100:.1f}%."
+    page.page.mouse.move(0, 0)
+    page.select(token=3)
+    page.page.locator("#matrix").focus()
+    page.page.keyboard.press("ArrowLeft")  # reads (3, 2)
+    page.page.keyboard.press("ArrowDown")  # the query moves to 4: the mark follows it
+    page.wait_until("() => window.attentionLive.state().token === 4", None)
+    weight = figure.analyse(text)["attention"][0, 0, 4, 2]
+    assert page.page.locator("#matrix-readout").text_content() == f"«{labels[4]}» → «{labels[2]}»: {weight * 100:.1f}%."
+
+
+def test_empty_text_shows_no_heatmap(page):
+    page.open_panel("heads")
+    page.open_panel("matrix")
+    page.set_text("")
+    shown = page.page.eval_on_selector_all("#heads-grid canvas, .matrix-box", "es => es.map(e => getComputedStyle(e).display)")
+    assert shown == ["none"] * len(shown)
+    assert page.page.locator("#matrix-readout").text_content().startswith("No tokens")
+
+
+def test_after_a_click_the_grid_is_still_one_tab_stop(page):
+    page.open_panel("heads")
+    page.page.locator("#heads-grid [data-layer='1'][data-head='1']").click()
+    page.wait_until("() => window.attentionLive.state().head === 1", None)
+    assert page.page.eval_on_selector_all("#heads-grid button", "bs => bs.filter(b => b.tabIndex === 0).map(b => b.dataset.head)") == ["1"]
+
+
+def test_matrix_labels_sit_on_their_own_cells_and_start_inside_the_box(page):
+    page.open_panel("matrix")
+    for text in ("Everything themselves frightened understand Scarecrow something beautiful elephants continued.",
+                 "The Mock Turtle sighed deeply, and began, in a voice sometimes choked with sobs, to sing this. " * 12):
+        page.set_text(text)
+        page.wait_until("t => window.attentionLive.state().text === t", text)
+        cells = page.page.locator("#matrix").bounding_box()
+        box = page.page.locator(".matrix-box").bounding_box()
+        T = len(page.state()["ids"])
+        for label in page.page.eval_on_selector_all(".matrix-rows span", """ss => ss.map(s => {
+                const r = s.getBoundingClientRect(); return {i: Number(s.dataset.index), mid: (r.top + r.bottom) / 2, left: r.left}; })"""):
+            row_mid = cells["y"] + (label["i"] + 0.5) * cells["height"] / T
+            assert abs(label["mid"] - row_mid) <= 1, label
+            assert label["left"] >= box["x"] - 0.5, label

@@ -91,7 +91,7 @@ export function createHeadsGrid(container, config, onPick) {
       const head = (k % config.n_head) + 1;
       const selected = layer === state.layer && head === state.head;
       thumb.setAttribute("aria-pressed", String(selected));
-      if (!focused) thumb.tabIndex = selected ? 0 : -1;
+      thumb.tabIndex = (focused ? thumb === document.activeElement : selected) ? 0 : -1; // one tab stop: the focused or the selected head
       const row = thumb.querySelector(".row");
       row.hidden = T === 0;
       let label = `layer ${layer}, head ${head}`;

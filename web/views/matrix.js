@@ -21,7 +21,7 @@ import { firstChangedRow, paintHeatmap } from "./heatmap.js";
 const MIN_CELL = 3; // CSS px: 128 tokens still readable
 const MAX_CELL = 28;
 const MAX_WIDTH = 480; // CSS px the cells fill at most
-const ROW_LABELS = 64; // CSS px kept for the row labels when sizing the cells
+const ROW_LABELS = 96; // CSS px of the row labels' column (style.css: .matrix-rows), left out when sizing the cells
 const LABEL_PX = 13; // a label needs this much room; thinner cells label every k-th token
 const TABLE_PAUSE_MS = 400;
 
@@ -86,7 +86,7 @@ export function createMatrix(container, onPick) {
 
   let shown = { result: null, layer: 0, head: 0, width: 0 }; // what the canvas and the labels hold, at which width
   let current = null; // { result, state } of the last draw
-  let keyCursor = null; // the key read out from the keyboard (Left, Right), or null
+  let marked = null; // the cell read out: { query, key, byKeyboard } (a keyboard mark follows the query), or null
 
   function rowOf(result, state, query) {
     const T = result.ids.length;
@@ -107,16 +107,25 @@ export function createMatrix(container, onPick) {
     return `«${q}» → «${k}»: ${percent(rowOf(result, state, query)[key])}.`;
   }
 
-  function markCell(query, key) {
+  /* Outline the marked cell and read it out with the numbers drawn now (called on every draw, so a
+   * resting pointer or keyboard mark never shows an earlier text's or head's number). */
+  function showMark() {
     const T = current.result.ids.length;
+    const query = Math.min(marked.byKeyboard ? current.state.token : marked.query, T - 1);
+    const key = Math.min(marked.key, T - 1);
     Object.assign(cellMark.style, { top: `${(100 * query) / T}%`, left: `${(100 * key) / T}%`, width: `${100 / T}%`, height: `${100 / T}%` });
     cellMark.hidden = false;
     readout.textContent = readCell(query, key);
   }
 
+  function markCell(query, key, byKeyboard = false) {
+    marked = { query, key, byKeyboard };
+    showMark();
+  }
+
   function unmarkCell() {
     cellMark.hidden = true;
-    keyCursor = null;
+    marked = null;
     if (current && current.result.ids.length > 0) readout.textContent = describeRow(current.result, current.state, current.state.token);
   }
 
@@ -144,9 +153,8 @@ export function createMatrix(container, onPick) {
       onPick(Math.min(T - 1, Math.max(0, moves[event.key])));
     } else if (event.key === "ArrowLeft" || event.key === "ArrowRight") {
       event.preventDefault();
-      const from = keyCursor ?? query;
-      keyCursor = Math.min(T - 1, Math.max(0, from + (event.key === "ArrowLeft" ? -1 : 1)));
-      markCell(query, keyCursor);
+      const from = marked?.byKeyboard ? marked.key : query;
+      markCell(query, Math.min(T - 1, Math.max(0, from + (event.key === "ArrowLeft" ? -1 : 1))), true);
     }
   });
   canvas.addEventListener("blur", unmarkCell);
@@ -169,8 +177,8 @@ export function createMatrix(container, onPick) {
         const span = axis.children[k] ?? axis.appendChild(element("span"));
         if (span.textContent !== result.labels[i]) span.textContent = result.labels[i];
         span.dataset.index = String(i);
-        span.style[along] = `${i * cell}px`;
-        span.style[across] = `${cell * Math.min(every, T - i)}px`;
+        span.style[along] = `${i * cell + cell / 2 - LABEL_PX / 2}px`; // centred on its own cell
+        span.style[across] = `${LABEL_PX}px`;
       }
     }
   }
@@ -232,10 +240,17 @@ export function createMatrix(container, onPick) {
     canvas.setAttribute("aria-label", T === 0 ? "Attention matrix: no tokens"
       : `Attention matrix of layer ${state.layer}, head ${state.head}: ${T} × ${T}, row «${result.labels[state.token]}» selected. `
         + "Up and Down change the query, Left and Right read its weights; the table after it lists every query's top three keys.");
-    if (T === 0) { readout.textContent = ""; return; }
+    box.hidden = T === 0;
+    if (T === 0) {
+      cellMark.hidden = true;
+      marked = null;
+      readout.textContent = "No tokens: type a sentence above to see its matrix.";
+      return;
+    }
     Object.assign(rowMark.style, { top: `${(100 * state.token) / T}%`, height: `${100 / T}%` });
     for (const label of rows.children) label.classList.toggle("query", Number(label.dataset.index) === state.token);
-    if (cellMark.hidden) readout.textContent = describeRow(result, state, state.token);
+    if (marked) showMark();
+    else readout.textContent = describeRow(result, state, state.token);
   }
 
   return { draw };
