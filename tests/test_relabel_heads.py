@@ -8,22 +8,16 @@ pytest.importorskip("safetensors")
 
 from attention_live.model import gpt, load_gpt  # noqa: E402
 from conftest import WEIGHTS  # noqa: E402
-from safetensors import safe_open  # noqa: E402
-from safetensors.numpy import load_file, save_file  # noqa: E402
+from safetensors.numpy import load_file  # noqa: E402
 from test_model import assert_close  # noqa: E402
-from training.relabel_heads import permute_heads  # noqa: E402
+from training.relabel_heads import permute_heads, relabel_file  # noqa: E402
 
 TEXT_IDS = np.random.default_rng(0).integers(0, 2000, 96)
 
 
 def relabelled_bytes(tmp_path, orders):
     """model.safetensors with each layer's heads reordered by ``orders`` ({layer: order}, 0-based), as bytes."""
-    tensors = load_file(str(WEIGHTS / "model.safetensors"))
-    with safe_open(str(WEIGHTS / "model.safetensors"), framework="numpy") as f:
-        metadata = f.metadata()
-    for layer, order in orders.items():
-        tensors = permute_heads(tensors, layer, order, n_head=len(order))
-    save_file(tensors, str(tmp_path / "relabelled.safetensors"), metadata=metadata)
+    relabel_file(str(WEIGHTS / "model.safetensors"), str(tmp_path / "relabelled.safetensors"), orders)
     return (tmp_path / "relabelled.safetensors").read_bytes()
 
 

@@ -39,6 +39,18 @@ def said_rows(figure):
     return result["attention"][:, :, query, :], {label: labels.index(label) for label in KEYS}
 
 
+def layer_and_head(name):
+    """(layer, head), 1-based, of a head named as in ``check_claims`` ("2.3")."""
+    layer, head = name.split(".")
+    return int(layer), int(head)
+
+
+def head_table(claims):
+    """The per-head lines of ``check_claims`` for the model card: «said»'s weight on each named key."""
+    return "\n".join(f"layer {layer}, head {head}: «Alice» {h['alice']:.1%}  «and» {h['and']:.1%}  «Queen» {h['queen']:.1%}  largest {h['largest']:.1%}"
+                     for (layer, head), h in ((layer_and_head(name), h) for name, h in claims["heads"].items()))
+
+
 def check_claims(figure):
     """Both claims on ``figure`` (an attention_live Figure). Returns a dict, JSON-ready:
 
@@ -57,11 +69,11 @@ def check_claims(figure):
     ahead = {name: h for name, h in layer2.items() if h["alice"] > max(h["and"], h["queen"])} or layer2
     focused = max(ahead, key=lambda name: ahead[name]["alice"])
     diffuse = min((name for name in heads if name.startswith("1.")), key=lambda name: heads[name]["largest"])
+    f, d = heads[focused], heads[diffuse]
     return {
         "heads": heads,
-        "focused": {"head": focused, **heads[focused],
-                    "holds": heads[focused]["alice"] >= FOCUSED and heads[focused]["alice"] > max(heads[focused]["and"], heads[focused]["queen"])},
-        "diffuse": {"head": diffuse, "largest": heads[diffuse]["largest"], "holds": heads[diffuse]["largest"] <= DIFFUSE},
+        "focused": {"head": focused, **f, "holds": f["alice"] >= FOCUSED and f["alice"] > max(f["and"], f["queen"])},
+        "diffuse": {"head": diffuse, "largest": d["largest"], "holds": d["largest"] <= DIFFUSE},
     }
 
 
@@ -71,8 +83,7 @@ def main():
     args = parser.parse_args()
     folder = Path(args.weights)
     claims = check_claims(Figure((folder / "model.safetensors").read_bytes(), (folder / "tokenizer.json").read_bytes()))
-    for name, h in claims["heads"].items():
-        print(f"layer {name[0]}, head {name[2]}: «Alice» {h['alice']:.1%}  «and» {h['and']:.1%}  «Queen» {h['queen']:.1%}  largest {h['largest']:.1%}")
+    print(head_table(claims))
     print(json.dumps({k: claims[k] for k in ("focused", "diffuse")}))
     sys.exit(0 if claims["focused"]["holds"] and claims["diffuse"]["holds"] else 1)
 

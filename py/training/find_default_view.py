@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from attention_live.figure import Figure
-from training.chapter_claims import DEFAULT_TEXT, check_claims
+from training.chapter_claims import DEFAULT_TEXT, KEYS, QUERY, check_claims, head_table, layer_and_head
 
 
 def default_view(figure):
@@ -32,12 +32,12 @@ def default_view(figure):
     claims = check_claims(figure)
     result = figure.analyse(DEFAULT_TEXT)
     labels = result["labels"]
-    (layer, head), (diffuse_layer, diffuse_head) = (map(int, claims[c]["head"].split(".")) for c in ("focused", "diffuse"))
-    focused = claims["focused"]
+    layer, head = layer_and_head(claims["focused"]["head"])
+    diffuse_layer, diffuse_head = layer_and_head(claims["diffuse"]["head"])
     return {
-        "text": DEFAULT_TEXT, "layer": layer, "head": head, "token": labels.index("␣said"), "key": labels.index("␣Alice"),
-        "said": {k: float(focused[k]) for k in ("alice", "and", "queen", "largest")},
-        "diffuse": {"layer": diffuse_layer, "head": diffuse_head, "largest": float(claims["diffuse"]["largest"])},
+        "text": DEFAULT_TEXT, "layer": layer, "head": head, "token": labels.index(QUERY), "key": labels.index(KEYS[0]),
+        "said": {k: claims["focused"][k] for k in ("alice", "and", "queen", "largest")},
+        "diffuse": {"layer": diffuse_layer, "head": diffuse_head, "largest": claims["diffuse"]["largest"]},
         "precomputed": {"ids": result["ids"], "labels": labels,
                         "attention": np.round(result["attention"].astype(np.float64), 6).tolist()},
     }, claims
@@ -49,8 +49,7 @@ def main():
     args = parser.parse_args()
     folder = Path(args.weights)
     view, claims = default_view(Figure((folder / "model.safetensors").read_bytes(), (folder / "tokenizer.json").read_bytes()))
-    for name, h in claims["heads"].items():
-        print(f"layer {name[0]}, head {name[2]}: «Alice» {h['alice']:.1%}  «and» {h['and']:.1%}  «Queen» {h['queen']:.1%}  largest {h['largest']:.1%}")
+    print(head_table(claims))
     (folder / "default_view.json").write_text(json.dumps(view, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"default view: layer {view['layer']}, head {view['head']}: «said» gives «Alice» {view['said']['alice']:.1%}")
 

@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from attention_live.figure import Figure
+from training.chapter_claims import DEFAULT_TEXT
 from training.corpus import load_corpus
 
 VERBS = ("said", "cried", "asked", "replied", "shouted", "answered", "exclaimed", "whispered", "called")
@@ -40,7 +41,7 @@ QUOTES = ("Off with her head!", "Come here at once!", "What a curious thing!", "
           "Where have you been?", "Nobody knows that.")
 NOT_NAMES = {"I", "The", "He", "She", "It", "They", "We", "You", "And", "But", "Then", "So", "What", "Oh",
              "A", "An", "This", "That", "There", "Now", "Well", "Yes", "No", "His", "Her", "Their", "Mr", "Mrs", "Little", "Two"}
-DEFAULT_SENTENCE = ("Queen", "Alice", "said", "Off with her head!")
+TEMPLATE = 'Then the {title} turned to {name} and {verb}, "{quote}"'  # the default sentence's shape
 
 
 def corpus_vocabulary(text, min_count=20):
@@ -56,9 +57,14 @@ def corpus_vocabulary(text, min_count=20):
 
 def sentences(names, verbs, titles, seed=0):
     """Every (title, name, verb, quote) of the default sentence's shape but the default one, shuffled."""
-    combinations = [c for c in itertools.product(titles, names, verbs, QUOTES) if c[0] != c[1] and c != DEFAULT_SENTENCE]
+    combinations = [c for c in itertools.product(titles, names, verbs, QUOTES) if c[0] != c[1] and sentence(*c) != DEFAULT_TEXT]
     random.Random(seed).shuffle(combinations)
     return combinations
+
+
+def sentence(title, name, verb, quote):
+    """The sentence of TEMPLATE's shape with these words."""
+    return TEMPLATE.format(title=title, name=name, verb=verb, quote=quote)
 
 
 def head_rates(figure, combinations, count):
@@ -69,7 +75,7 @@ def head_rates(figure, combinations, count):
     for title, name, verb, quote in combinations:
         if len(used) == count:
             break
-        text = f'Then the {title} turned to {name} and {verb}, "{quote}"'
+        text = sentence(title, name, verb, quote)
         result = figure.analyse(text)
         labels = result["labels"]
         if not all(f"\u2423{word}" in labels for word in (title, name, verb)):

@@ -22,7 +22,7 @@ import numpy as np
 from safetensors import safe_open
 from safetensors.numpy import load_file, save_file
 
-from training.chapter_claims import CHAPTER_HEADS
+from training.chapter_claims import CHAPTER_HEADS, layer_and_head
 
 
 def permute_heads(tensors, layer, order, n_head):
@@ -59,7 +59,7 @@ def chapter_orders(claims, n_head):
     one at layer 1, head 1)."""
     orders = {}
     for claim, (layer, head) in CHAPTER_HEADS.items():
-        found_layer, found_head = (int(n) for n in claims[claim]["head"].split("."))
+        found_layer, found_head = layer_and_head(claims[claim]["head"])
         assert found_layer == layer, f"claim {claim!r} is about layer {layer}, found in layer {found_layer}"
         orders[layer - 1] = order_moving(found_head - 1, head - 1, n_head)
     return orders
