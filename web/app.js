@@ -13,6 +13,7 @@ import { drawChoices, drawTokens, drawWeights, markChoice } from "./views/chips.
 import { drawLegend } from "./views/colour.js";
 import { createHeadsGrid } from "./views/heads-grid.js";
 import { createMatrix } from "./views/matrix.js";
+import { headOffset } from "./views/numbers.js";
 
 const root = document.documentElement;
 const el = {
@@ -66,7 +67,7 @@ function afterPaint() {
 function selectedHead({ layer, head }, token = null) {
   const { result } = view;
   const T = result.shape[3];
-  const offset = ((layer - 1) * result.shape[1] + (head - 1)) * T * T;
+  const offset = headOffset(result, layer, head);
   return token === null ? result.attention.subarray(offset, offset + T * T)
     : result.attention.subarray(offset + token * T, offset + (token + 1) * T);
 }

@@ -6,6 +6,7 @@
  *   background: the weight on the figure's colour scale (colour.js); the percentage always in text
  */
 import { needsLightText, weightCss } from "./colour.js";
+import { percent as written } from "./numbers.js";
 
 const PARTIAL = /\u27e8[0-9A-F]{2}( [0-9A-F]{2})*\u27e9/; // ⟨C3 A9⟩: bytes of a character split across tokens
 
@@ -68,7 +69,7 @@ export function drawWeights(container, row, query, previewing) {
       chip.dataset.weight = String(weight);
       chip.style.setProperty("--weight-colour", weightCss(weight));
       chip.classList.toggle("strong", needsLightText(weight));
-      percent.textContent = `${(weight * 100).toFixed(1)}%`;
+      percent.textContent = written(weight);
     } else {
       chip.classList.add("masked");
       chip.classList.remove("strong");

@@ -63,11 +63,17 @@ function luminance([r, g, b]) {
 }
 
 const TABLE = Array.from({ length: STEPS }, (_, i) => rampColour(i / (STEPS - 1)));
+// white text where it has a contrast of at least 4.5:1 with the colour (WCAG 2.1, 1.4.3)
+const LIGHT_TEXT = TABLE.map((rgb) => 1.05 / (luminance(rgb) + 0.05) >= 4.5);
+
+/* The table entry of a weight (probability; NaN and values outside 0..1 clamp). */
+function step(weight) {
+  return weight >= 1 ? STEPS - 1 : weight > 0 ? Math.round(weight * (STEPS - 1)) : 0;
+}
 
 /** The ramp's rgb bytes [r, g, b] for a weight (probability, 0..1; clamped). */
 export function weightRgb(weight) {
-  const i = Math.round(Math.min(1, Math.max(0, weight)) * (STEPS - 1));
-  return TABLE[Number.isFinite(i) ? i : 0];
+  return TABLE[step(weight)];
 }
 
 /** CSS colour of a weight, for DOM elements (chips, legend). */
@@ -79,7 +85,7 @@ export function weightCss(weight) {
 /** True where text on the weight's colour must be white: the colour is dark enough that white
  *  has a contrast of at least 4.5:1 with it (WCAG 2.1, 1.4.3); elsewhere near-black text has. */
 export function needsLightText(weight) {
-  return (1.05 / (luminance(weightRgb(weight)) + 0.05)) >= 4.5;
+  return LIGHT_TEXT[step(weight)];
 }
 
 /* The ramp and the masked grey as packed RGBA words, in the byte order of ImageData (so one
@@ -93,7 +99,7 @@ export const MASKED_PIXEL = pack(MASKED_RGB);
 
 /** The packed ImageData pixel of a weight (probability; NaN and values outside 0..1 clamp). */
 export function weightPixel(weight) {
-  return PACKED[weight >= 1 ? STEPS - 1 : weight > 0 ? Math.round(weight * (STEPS - 1)) : 0];
+  return PACKED[step(weight)];
 }
 
 /** The legend: a bar of the ramp from 0% to 100% and a swatch for masked keys, into `container`. */

@@ -13,6 +13,7 @@
  * Right) and layers (Up, Down), Home and End to the first and last; Enter or Space selects.
  */
 import { firstChangedRow, paintHeatmap } from "./heatmap.js";
+import { headOffset, percent, strongestKeys } from "./numbers.js";
 
 function makeThumb(layer, head, onPick) {
   const button = document.createElement("button");
@@ -20,6 +21,7 @@ function makeThumb(layer, head, onPick) {
   button.className = "thumb";
   button.dataset.layer = String(layer);
   button.dataset.head = String(head);
+  Object.assign(button, { layer, head });
   const canvas = document.createElement("canvas");
   const row = document.createElement("span");
   row.className = "row";
@@ -33,13 +35,6 @@ function makeThumb(layer, head, onPick) {
   button.append(frame, caption);
   button.addEventListener("click", () => onPick(layer, head));
   return button;
-}
-
-/* Index of the largest of `values` (the first of equals). */
-function argmax(values) {
-  let best = 0;
-  for (let i = 1; i < values.length; i++) if (values[i] > values[best]) best = i;
-  return best;
 }
 
 export function createHeadsGrid(container, config, onPick) {
@@ -72,11 +67,11 @@ export function createHeadsGrid(container, config, onPick) {
     const T = result.ids.length;
     const fromRow = firstChangedRow(painted, result);
     const scale = `${(100 * config.block_size) / Math.max(T, 1)}%`;
-    for (const [k, thumb] of thumbs.entries()) {
+    for (const thumb of thumbs) {
       const canvas = thumb.querySelector("canvas");
       canvas.hidden = T === 0;
       canvas.style.width = canvas.style.height = scale;
-      paintHeatmap(canvas, result.attention, k * T * T, T, fromRow, config.block_size);
+      paintHeatmap(canvas, result.attention, headOffset(result, thumb.layer, thumb.head), T, fromRow, config.block_size);
     }
     painted = result;
   }
@@ -86,9 +81,8 @@ export function createHeadsGrid(container, config, onPick) {
     if (result !== painted) paint(result);
     const T = result.ids.length;
     const focused = thumbs.includes(document.activeElement);
-    thumbs.forEach((thumb, k) => {
-      const layer = Math.floor(k / config.n_head) + 1;
-      const head = (k % config.n_head) + 1;
+    for (const thumb of thumbs) {
+      const { layer, head } = thumb;
       const selected = layer === state.layer && head === state.head;
       thumb.setAttribute("aria-pressed", String(selected));
       thumb.tabIndex = (focused ? thumb === document.activeElement : selected) ? 0 : -1; // one tab stop: the focused or the selected head
@@ -98,13 +92,13 @@ export function createHeadsGrid(container, config, onPick) {
       if (T > 0) {
         row.style.top = `${(100 * state.token) / T}%`;
         row.style.height = `${100 / T}%`;
-        const offset = (k * T + state.token) * T;
+        const offset = headOffset(result, layer, head) + state.token * T;
         const weights = result.attention.subarray(offset, offset + state.token + 1);
-        const key = argmax(weights);
-        label += `: «${result.labels[state.token]}» attends most to «${result.labels[key]}», ${(weights[key] * 100).toFixed(1)}%`;
+        const [key] = strongestKeys(weights, 1);
+        label += `: «${result.labels[state.token]}» attends most to «${result.labels[key]}», ${percent(weights[key])}`;
       }
       thumb.setAttribute("aria-label", label);
-    });
+    }
   }
 
   return { draw };

@@ -17,6 +17,7 @@
  * the query, Home and End to the first and last token; Left and Right move the key read out.
  */
 import { firstChangedRow, paintHeatmap } from "./heatmap.js";
+import { headOffset, percent, strongestKeys } from "./numbers.js";
 
 const MIN_CELL = 3; // CSS px: 128 tokens still readable
 const MAX_CELL = 28;
@@ -30,25 +31,6 @@ function element(tag, className, text) {
   if (className) node.className = className;
   if (text !== undefined) node.textContent = text;
   return node;
-}
-
-function percent(weight) {
-  return `${(weight * 100).toFixed(1)}%`;
-}
-
-/* The keys of `row` (probabilities of keys 0..query) with the largest weights, largest first (the
- * earlier key first among equals), at most `count`: one pass, as the table needs them for every row. */
-function topKeys(row, count) {
-  const top = [];
-  for (let j = 0; j < row.length; j++) {
-    let at = top.length;
-    while (at > 0 && row[j] > row[top[at - 1]]) at--;
-    if (at < count) {
-      top.splice(at, 0, j);
-      if (top.length > count) top.pop();
-    }
-  }
-  return top;
 }
 
 function setText(node, text) {
@@ -89,14 +71,13 @@ export function createMatrix(container, onPick) {
   let marked = null; // the cell read out: { query, key, byKeyboard } (a keyboard mark follows the query), or null
 
   function rowOf(result, state, query) {
-    const T = result.ids.length;
-    const offset = (((state.layer - 1) * result.shape[1] + (state.head - 1)) * T + query) * T;
+    const offset = headOffset(result, state.layer, state.head) + query * result.ids.length;
     return result.attention.subarray(offset, offset + query + 1);
   }
 
   function describeRow(result, state, query) {
     const row = rowOf(result, state, query);
-    const [first, ...rest] = topKeys(row, 3).map((j) => `«${result.labels[j]}» ${percent(row[j])}`);
+    const [first, ...rest] = strongestKeys(row, 3).map((j) => `«${result.labels[j]}» ${percent(row[j])}`);
     return `«${result.labels[query]}» attends most to ${first}${rest.length ? `, then ${rest.join(", ")}` : ""}.`;
   }
 
@@ -191,7 +172,7 @@ export function createMatrix(container, onPick) {
       const tr = body.rows[i] ?? body.appendChild(element("tr"));
       while (tr.cells.length < 4) tr.append(element(tr.cells.length === 0 ? "th" : "td"));
       const row = rowOf(result, state, i);
-      const top = topKeys(row, 3);
+      const top = strongestKeys(row, 3);
       setText(tr.cells[0], `«${result.labels[i]}» (token ${i + 1})`);
       for (let c = 0; c < 3; c++) setText(tr.cells[c + 1], c < top.length ? `«${result.labels[top[c]]}» ${percent(row[top[c]])}` : "");
     }
@@ -224,7 +205,7 @@ export function createMatrix(container, onPick) {
     }
     const sameHead = state.layer === shown.layer && state.head === shown.head;
     const fromRow = sameHead ? firstChangedRow(shown.result, result) : 0;
-    paintHeatmap(canvas, result.attention, ((state.layer - 1) * result.shape[1] + (state.head - 1)) * T * T, T, fromRow);
+    paintHeatmap(canvas, result.attention, headOffset(result, state.layer, state.head), T, fromRow);
     if (result !== shown.result || width !== shown.width) drawLabels(result, cell);
     scheduleTable();
     shown = { result, layer: state.layer, head: state.head, width };

@@ -1,0 +1,30 @@
+/* Reading the numbers Python computed, the same way in every view. A result's `attention` is a
+ * Float32Array of probabilities, [n_layer, n_head, T, T] row-major (`shape`): for layer ℓ and head h
+ * (1-based), row i is query i's weights on keys 0..T-1 (0 after i, the causal mask).
+ */
+
+/** Index in `result.attention` of layer `layer`, head `head`'s first cell (both 1-based). */
+export function headOffset(result, layer, head) {
+  const T = result.shape[3];
+  return ((layer - 1) * result.shape[1] + (head - 1)) * T * T;
+}
+
+/** The keys of `row` (probabilities of keys 0..query) with the largest weights, largest first (the
+ *  earlier key first among equals), at most `count`: one pass, as the matrix's table needs it for every row. */
+export function strongestKeys(row, count) {
+  const top = [];
+  for (let j = 0; j < row.length; j++) {
+    let at = top.length;
+    while (at > 0 && row[j] > row[top[at - 1]]) at--;
+    if (at < count) {
+      top.splice(at, 0, j);
+      if (top.length > count) top.pop();
+    }
+  }
+  return top;
+}
+
+/** A probability as the figure writes it: "48.6%". */
+export function percent(weight) {
+  return `${(weight * 100).toFixed(1)}%`;
+}
