@@ -20,6 +20,8 @@ function makeChip(index, onPick, onPreview) {
   chip.type = "button";
   chip.className = "chip";
   chip.dataset.index = String(index);
+  chip.index = index;
+  chip.shown = { query: false, preview: false, weight: undefined }; // what drawWeights last wrote
   const label = document.createElement("span");
   label.className = "label";
   const percent = document.createElement("span");
@@ -54,31 +56,50 @@ export function drawTokens(container, labels, ids, onPick, onPreview) {
   while (chips.length > labels.length) container.lastChild.remove();
 }
 
-/** Show one attention row: `row` holds the weights (probabilities) of keys 0..T-1 for query `query`. */
+/** Show one attention row: `row` holds the weights (probabilities) of keys 0..T-1 for query `query`.
+ *  Most edits change every chip (the query's row is new); each chip remembers what it shows, and only
+ *  what differs is written, since every write costs the page a new style, layout or paint. */
 export function drawWeights(container, row, query, previewing) {
-  for (const chip of container.querySelectorAll(".chip")) {
-    const index = Number(chip.dataset.index);
-    const percent = chip.querySelector(".percent");
-    chip.classList.toggle("query", index === query && !previewing);
-    chip.classList.toggle("preview", index === query && previewing);
-    if (!previewing) chip.setAttribute("aria-pressed", String(index === query));
-    if (index <= query) {
-      const weight = row[index];
-      chip.classList.remove("masked");
-      delete chip.dataset.masked;
-      chip.dataset.weight = String(weight);
-      chip.style.setProperty("--weight-colour", weightCss(weight));
-      chip.classList.toggle("strong", needsLightText(weight));
-      percent.textContent = written(weight);
-    } else {
+  for (const chip of container.children) {
+    const { index, shown } = chip;
+    if (index === undefined) continue; // the "type something" line
+    const isQuery = index === query && !previewing;
+    const isPreview = index === query && previewing;
+    if (isQuery !== shown.query) {
+      chip.classList.toggle("query", isQuery);
+      shown.query = isQuery;
+    }
+    if (isPreview !== shown.preview) {
+      chip.classList.toggle("preview", isPreview);
+      shown.preview = isPreview;
+    }
+    if (!previewing) setAttribute(chip, "aria-pressed", String(index === query));
+    const weight = index > query ? null : row[index]; // null: masked, a key after the query
+    if (weight === shown.weight) continue;
+    const wasMasked = shown.weight === null;
+    shown.weight = weight;
+    if (weight === null) {
       chip.classList.add("masked");
       chip.classList.remove("strong");
       chip.dataset.masked = "true";
       delete chip.dataset.weight;
-      chip.style.removeProperty("--weight-colour");
-      percent.textContent = "";
+      chip.style.backgroundColor = "";
+      chip.lastChild.textContent = ""; // the .percent span
+      continue;
     }
+    if (wasMasked) {
+      chip.classList.remove("masked");
+      delete chip.dataset.masked;
+    }
+    chip.classList.toggle("strong", needsLightText(weight));
+    chip.style.backgroundColor = weightCss(weight);
+    chip.dataset.weight = String(weight);
+    chip.lastChild.textContent = written(weight);
   }
+}
+
+function setAttribute(node, name, value) {
+  if (node.getAttribute(name) !== value) node.setAttribute(name, value);
 }
 
 /** Replace the buttons of a fieldset by 1..count; `onPick(n)` with the 1-based number clicked. */

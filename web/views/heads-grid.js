@@ -21,10 +21,10 @@ function makeThumb(layer, head, onPick) {
   button.className = "thumb";
   button.dataset.layer = String(layer);
   button.dataset.head = String(head);
-  Object.assign(button, { layer, head });
   const canvas = document.createElement("canvas");
   const row = document.createElement("span");
   row.className = "row";
+  Object.assign(button, { layer, head, canvas, rowMark: row });
   const frame = document.createElement("span");
   frame.className = "thumb-frame";
   frame.append(canvas, row);
@@ -68,7 +68,7 @@ export function createHeadsGrid(container, config, onPick) {
     const fromRow = firstChangedRow(painted, result);
     const scale = `${(100 * config.block_size) / Math.max(T, 1)}%`;
     for (const thumb of thumbs) {
-      const canvas = thumb.querySelector("canvas");
+      const { canvas } = thumb;
       canvas.hidden = T === 0;
       canvas.style.width = canvas.style.height = scale;
       paintHeatmap(canvas, result.attention, headOffset(result, thumb.layer, thumb.head), T, fromRow, config.block_size);
@@ -86,7 +86,7 @@ export function createHeadsGrid(container, config, onPick) {
       const selected = layer === state.layer && head === state.head;
       thumb.setAttribute("aria-pressed", String(selected));
       thumb.tabIndex = (focused ? thumb === document.activeElement : selected) ? 0 : -1; // one tab stop: the focused or the selected head
-      const row = thumb.querySelector(".row");
+      const row = thumb.rowMark;
       row.hidden = T === 0;
       let label = `layer ${layer}, head ${head}`;
       if (T > 0) {

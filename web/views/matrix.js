@@ -146,7 +146,8 @@ export function createMatrix(container, onPick) {
     if (current && width > 0) paint(current.result, current.state);
   }).observe(container);
 
-  /* Row and column labels, one every `every` tokens; spans are reused and only changed text is set. */
+  /* Row and column labels, one every `every` tokens; spans are reused, and each writes only what
+   * changed (a new text, or a new place when the cell size changed): typing rewrites one or two. */
   function drawLabels(result, cell) {
     const T = result.ids.length;
     const every = Math.ceil(LABEL_PX / cell);
@@ -157,11 +158,24 @@ export function createMatrix(container, onPick) {
         const i = k * every;
         const span = axis.children[k] ?? axis.appendChild(element("span"));
         if (span.textContent !== result.labels[i]) span.textContent = result.labels[i];
+        const place = i * cell + cell / 2 - LABEL_PX / 2; // centred on its own cell
+        if (span.index === i && span.place === place) continue;
+        Object.assign(span, { index: i, place });
         span.dataset.index = String(i);
-        span.style[along] = `${i * cell + cell / 2 - LABEL_PX / 2}px`; // centred on its own cell
+        span.style[along] = `${place}px`;
         span.style[across] = `${LABEL_PX}px`;
       }
     }
+  }
+
+  let queryLabel = null; // the row label marked as the query's
+
+  function markQueryLabel(token) {
+    const label = Array.prototype.find.call(rows.children, (span) => span.index === token) ?? null;
+    if (label === queryLabel) return;
+    queryLabel?.classList.remove("query");
+    label?.classList.add("query");
+    queryLabel = label;
   }
 
   function drawTable(result, state) {
@@ -200,6 +214,7 @@ export function createMatrix(container, onPick) {
       canvas.width = canvas.height = 1;
       rows.replaceChildren();
       cols.replaceChildren();
+      queryLabel = null;
       body.replaceChildren();
       return;
     }
@@ -229,7 +244,7 @@ export function createMatrix(container, onPick) {
       return;
     }
     Object.assign(rowMark.style, { top: `${(100 * state.token) / T}%`, height: `${100 / T}%` });
-    for (const label of rows.children) label.classList.toggle("query", Number(label.dataset.index) === state.token);
+    markQueryLabel(state.token);
     if (marked) showMark();
     else readout.textContent = describeRow(result, state, state.token);
   }
