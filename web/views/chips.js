@@ -26,6 +26,7 @@ function makeChip(index, onPick, onPreview) {
   label.className = "label";
   const percent = document.createElement("span");
   percent.className = "percent";
+  chip.percentText = percent.appendChild(document.createTextNode("")); // its text changes on most keystrokes
   chip.append(label, percent);
   chip.addEventListener("click", () => onPick(index));
   chip.addEventListener("mouseenter", () => onPreview(index));
@@ -84,7 +85,7 @@ export function drawWeights(container, row, query, previewing) {
       chip.dataset.masked = "true";
       delete chip.dataset.weight;
       chip.style.backgroundColor = "";
-      chip.lastChild.textContent = ""; // the .percent span
+      chip.percentText.data = "";
       continue;
     }
     if (wasMasked) {
@@ -94,7 +95,7 @@ export function drawWeights(container, row, query, previewing) {
     chip.classList.toggle("strong", needsLightText(weight));
     chip.style.backgroundColor = weightCss(weight);
     chip.dataset.weight = String(weight);
-    chip.lastChild.textContent = written(weight);
+    chip.percentText.data = written(weight); // the same text node: no new layout object per keystroke
   }
 }
 

@@ -76,10 +76,11 @@ export function weightRgb(weight) {
   return TABLE[step(weight)];
 }
 
+const CSS = TABLE.map(([r, g, b]) => `rgb(${r} ${g} ${b})`);
+
 /** CSS colour of a weight, for DOM elements (chips, legend). */
 export function weightCss(weight) {
-  const [r, g, b] = weightRgb(weight);
-  return `rgb(${r} ${g} ${b})`;
+  return CSS[step(weight)];
 }
 
 /** True where text on the weight's colour must be white: the colour is dark enough that white
