@@ -26,7 +26,7 @@ def test_parity_with_pytorch_fixtures(model):
     count = len([k for k in fixture.files if k.startswith("ids_")])
     assert count >= 3 and any(len(fixture[f"ids_{i}"]) == config.block_size for i in range(count))
     for i in range(count):
-        attention, logits, _ = gpt(fixture[f"ids_{i}"], params, config, logits=f"logits_{i}" in fixture.files)
+        attention, logits = gpt(fixture[f"ids_{i}"], params, config, logits=f"logits_{i}" in fixture.files)[:2]
         assert attention.dtype == np.float32
         assert_close(attention, fixture[f"attention_{i}"], 1e-5, f"attention {i}")
         if logits is not None:
@@ -48,7 +48,7 @@ def test_rows_are_probabilities_and_causal(model, data):
     params, config = model
     T = data.draw(st.integers(1, config.block_size))
     ids = data.draw(st.lists(st.integers(0, config.vocab_size - 1), min_size=T, max_size=T))
-    attention, logits, _ = gpt(ids, params, config)
+    attention, logits = gpt(ids, params, config)[:2]
     assert logits is None
     check_attention_laws(attention, T)
 

@@ -1,7 +1,9 @@
-"""What the page asks of Python: one text in, its tokens and every head's attention out.
+"""What the page asks of Python: one text in, its tokens and every head's attention out; the math of
+one row (``explain``) and the next token (``predict``) on request.
 
 The page's worker builds one ``Figure`` from the fetched files, then calls ``analyse(text)`` with
-the visitor's text as an argument (never as source code) on every edit.
+the visitor's text as an argument (never as source code) on every edit. Layers and heads are
+1-based here, as the page labels them; tokens are 0-based positions among the shown tokens.
 """
 
 import hashlib
@@ -9,6 +11,8 @@ import re
 
 import numpy as np
 
+from attention_live.explain import explain_row, next_token
+from attention_live.kv_cache import CachedForward, cache_summary
 from attention_live.labels import token_label
 from attention_live.model import gpt, load_gpt
 from attention_live.tokenizer import Tokenizer
@@ -22,7 +26,8 @@ class Figure:
 
     Each call reuses the keys and values of the tokens that the previous text shares at its start,
     so appending a character computes one or two rows, and an edit the rows from the first changed
-    token on (see ``model.gpt``).
+    token on (``kv_cache.CachedForward``). What-if knockouts get a cache of their own: the live
+    view's is never touched by them.
 
     Args:
         model_bytes: the ``model.safetensors`` file (bytes-like).
@@ -45,50 +50,105 @@ class Figure:
         if self.tokenizer.vocab_size != self.config.vocab_size:
             raise ValueError(f"tokenizer.json has {self.tokenizer.vocab_size} tokens, the model {self.config.vocab_size}")
         self.labels = [token_label(b) for b in self.tokenizer.token_bytes]  # token id -> chip label
-        L, H, B = self.config.n_layer, self.config.n_head, self.config.block_size
-        self._ids = []  # the shown ids of the last call
-        self._present = []  # their KV cache: per layer (keys, values) [n_head, len(_ids), head size]
-        self._attention = np.zeros((L, H, B, B), dtype=np.float32)  # their rows, in [:, :, :T, :T]
+        self._live = CachedForward(self.params, self.config)
+        self._what_if = CachedForward(self.params, self.config)  # replaced for each new knockout
 
-    def attention(self, ids):
-        """Attention probabilities float32 [n_layer, n_head, T, T] for ``ids`` (1 <= T <= block_size),
-        computed from the first token that differs from the previous call's ids."""
-        P = 0
-        while P < min(len(ids), len(self._ids)) and ids[P] == self._ids[P]:
-            P += 1
-        T = len(ids)
-        if P == T:  # nothing new: the rows are already there
-            self._present = [(k[:, :T], v[:, :T]) for k, v in self._present]
-        else:
-            past = [(k[:, :P], v[:, :P]) for k, v in self._present] if P else None
-            forward = gpt(ids, self.params, self.config, past=past)
-            self._attention[:, :, P:T, :T] = forward.attention
-            self._present = forward.present
-        self._ids = list(ids)
-        return np.ascontiguousarray(self._attention[:, :, :T, :T])
-
-    def analyse(self, text):
+    def analyse(self, text, knockout=()):
         """Tokenize ``text`` (str) and run the model on its last ``block_size`` tokens.
 
         Lone UTF-16 surrogates (possible in browser strings) become U+FFFD; only the last
-        ``MAX_TEXT_CHARS`` characters are used. Returns a dict:
+        ``MAX_TEXT_CHARS`` characters are used. ``knockout``: a what-if, (layer, head) pairs
+        (1-based) whose attention output is zeroed (see ``predict``); the attention returned is
+        then the knocked-out model's, while the live cache still follows the text. Returns a dict:
             text: the text analysed (str), after those two steps;
             chars_dropped: characters cut from the front (int);
             ids: the shown token ids (list of int, at most block_size);
             labels: display text of each shown token (list of str, see ``labels``);
             tokens_dropped: tokens before the shown ones (int);
-            attention: float32 [n_layer, n_head, T, T] probabilities, or None for empty text.
+            attention: float32 [n_layer, n_head, T, T] probabilities, or None for empty text;
+            cache: what the live KV cache did (``kv_cache.cache_summary``), or None for empty text.
+        Raises ValueError for a knockout head outside the model.
         """
         chars_dropped = max(0, len(text) - MAX_TEXT_CHARS)
         text = LONE_SURROGATE.sub("\ufffd", text[chars_dropped:])
         ids = self.tokenizer.encode(text)
         tokens_dropped = max(0, len(ids) - self.config.block_size)
         ids = ids[tokens_dropped:]
+        run = self._run(ids, knockout) if ids else None
         return {
             "text": text,
             "chars_dropped": chars_dropped,
             "ids": ids,
             "labels": [self.labels[i] for i in ids],
             "tokens_dropped": tokens_dropped,
-            "attention": self.attention(ids) if ids else None,
+            "attention": run.attention() if ids else None,
+            "cache": cache_summary(self.config, len(ids), self._live.reused) if ids else None,
         }
+
+    def explain(self, layer, head, token, scale=True, mask=True, knockout=()):
+        """The math of one attention row of the last text analysed (``explain.explain_row``).
+
+        ``layer`` and ``head`` 1-based, ``token`` the query's position (0-based); ``scale`` and
+        ``mask`` False are what-ifs; ``knockout`` as in ``analyse`` (the row of the knocked-out model).
+        Returns explain_row's dict (float32 arrays) plus layer, head, token, dk (head size, int),
+        sqrt_dk (float), scale, mask. Raises ValueError for a layer, head or token outside the model
+        or the text.
+        """
+        run = self._run(self._live.ids, knockout)
+        self._check_view(layer, head, token)
+        i, h = layer - 1, head - 1
+        k, v = run.present[i]
+        row = explain_row(run.queries[i][h], k[h], v[h], token, scale, mask)
+        dk = k.shape[-1]
+        return {**row, "layer": layer, "head": head, "token": token, "dk": dk, "sqrt_dk": float(np.sqrt(dk)),
+                "scale": scale, "mask": mask}
+
+    def predict(self, token, top=5, knockout=()):
+        """The next token after position ``token`` (0-based) of the last text analysed.
+
+        Logits come from one more row of the forward pass, on the cached keys and values of the
+        positions before ``token`` (a KV-cache step, as in generation; the cache is not changed).
+        ``knockout``: (layer, head) pairs, 1-based, whose attention output is zeroed before c_proj
+        at every position, a what-if; then each candidate also carries its probability in the intact
+        model. Returns a dict:
+            token; knockout (list of [layer, head]);
+            candidates: list of {id, label, p} for the ``top`` most likely next tokens (p: probability),
+                plus p_intact and delta (p - p_intact, in probability) when a head is knocked out;
+            next: {id, label, p, rank} of the token that follows in the text, or None at its end.
+        Raises ValueError for a token outside the text or a knockout head outside the model.
+        """
+        ids = self._live.ids
+        if not 0 <= token < len(ids):
+            raise ValueError(f"token must be a position from 0 to {len(ids) - 1}, got {token}")
+
+        def logits_at(run):  # float32 [vocab_size]: one more row on the cache of the positions before token
+            return gpt(ids[:token + 1], self.params, self.config, logits=True, past=run.prefix(token), knockout=run.knockout).logits[-1]
+
+        logits = logits_at(self._run(ids, knockout))
+        candidates, following = next_token(logits, top, ids[token + 1] if token + 1 < len(ids) else None,
+                                           logits_at(self._live) if knockout else None)
+        for entry in candidates + ([following] if following else []):
+            entry["label"] = self.labels[entry["id"]]
+        return {"token": token, "knockout": [list(pair) for pair in knockout], "candidates": candidates, "next": following}
+
+    def _check_view(self, layer, head, token):
+        c, T = self.config, len(self._live.ids)
+        for name, value, low, high in (("layer", layer, 1, c.n_layer), ("head", head, 1, c.n_head), ("token", token, 0, T - 1)):
+            if not low <= value <= high:
+                raise ValueError(f"{name} must be from {low} to {high}, got {value}")
+
+    def _run(self, ids, knockout):
+        """The cached forward pass for ``knockout`` (1-based pairs) brought up to ``ids``: the live one
+        when nothing is knocked out, otherwise the what-if cache (a new one for a new knockout)."""
+        self._live.update(ids)
+        if not knockout:
+            return self._live
+        pairs = frozenset((layer - 1, head - 1) for layer, head in knockout)
+        for layer, head in pairs:
+            if not (0 <= layer < self.config.n_layer and 0 <= head < self.config.n_head):
+                raise ValueError(f"cannot knock out layer {layer + 1}, head {head + 1}: the model has "
+                                 f"{self.config.n_layer} layers of {self.config.n_head} heads")
+        if self._what_if.knockout != pairs:
+            self._what_if = CachedForward(self.params, self.config, pairs)
+        self._what_if.update(ids)
+        return self._what_if

@@ -68,11 +68,24 @@ def ffn(x, c_fc, c_proj):  # [T, C] -> [T, C], the position-wise MLP
     return linear(gelu(linear(x, **c_fc)), **c_proj)
 
 
-def attention_probabilities(q, k):  # [nh, Tq, hs], [nh, T, hs] -> [nh, Tq, T]
-    Tq, T, head_size = q.shape[1], k.shape[1], q.shape[2]
+def attention_scores(q, k, scale=True):  # [nh, Tq, hs], [nh, T, hs] -> [nh, Tq, T]
+    """Every query's dot product with every key, divided by sqrt(d_k) (d_k = head size): without the
+    division the scores grow with d_k and the softmax saturates. ``scale=False`` is a what-if only."""
+    scores = q @ k.transpose(0, 2, 1)  # [nh, Tq, T], q·k
+    return scores / np.float32(np.sqrt(q.shape[-1])) if scale else scores
+
+
+def causal_mask(Tq, T):  # -> [Tq, T] float32, 0 where key <= query, MASKED after it
     # the queries are the last Tq of the T positions (Tq < T when earlier keys come from a KV cache)
-    causal_mask = (1 - np.tri(Tq, T, k=T - Tq, dtype=np.float32)) * MASKED  # [Tq, T], 0 where key <= query
-    scores = q @ k.transpose(0, 2, 1) / np.float32(np.sqrt(head_size)) + causal_mask  # [nh, Tq, T]
+    return (1 - np.tri(Tq, T, k=T - Tq, dtype=np.float32)) * MASKED
+
+
+def attention_probabilities(q, k, scale=True, mask=True):  # [nh, Tq, hs], [nh, T, hs] -> [nh, Tq, T]
+    """softmax(q·k / sqrt(d_k) + mask) along the keys. The model always scales and masks; the figure's
+    what-ifs turn one off (``scale=False``: raw scores; ``mask=False``: later keys are weighed too)."""
+    scores = attention_scores(q, k, scale)
+    if mask:
+        scores = scores + causal_mask(q.shape[1], k.shape[1])
     return softmax(scores)
 
 
@@ -87,17 +100,20 @@ def queries_keys_values(x, c_attn, n_head, past):
     return q, k, v
 
 
-def transformer_block(x, ln_1, attn, ln_2, mlp, n_head, past=None, output=True):
-    # [Tq, C] -> ([Tq, C] or None, probabilities [nh, Tq, T], KV cache (k, v))
+def transformer_block(x, ln_1, attn, ln_2, mlp, n_head, past=None, output=True, knockout=()):
+    # [Tq, C] -> ([Tq, C] or None, probabilities [nh, Tq, T], KV cache (k, v), queries [nh, Tq, hs])
+    # knockout: heads (0-based) whose attention output is zeroed before c_proj, a what-if
     q, k, v = queries_keys_values(layer_norm(x, **ln_1), attn["c_attn"], n_head, past)
     probabilities = attention_probabilities(q, k)  # [nh, Tq, T]
     if not output:  # only the probabilities are wanted
-        return None, probabilities, (k, v)
+        return None, probabilities, (k, v), q
     y = probabilities @ v  # [nh, Tq, hs], the weighted blend of values
+    if knockout:
+        y[list(knockout)] = 0  # those heads hand nothing over
     y = y.transpose(1, 0, 2).reshape(x.shape)  # heads side by side again: [Tq, C]
     x = x + linear(y, **attn["c_proj"])
     x = x + ffn(layer_norm(x, **ln_2), **mlp)
-    return x, probabilities, (k, v)
+    return x, probabilities, (k, v), q
 
 
 class Forward(NamedTuple):
@@ -106,9 +122,10 @@ class Forward(NamedTuple):
     attention: np.ndarray  # float32 [n_layer, n_head, T-P, T]: row i holds query P+i's probabilities over keys 0..T-1
     logits: np.ndarray | None  # float32 [T-P, vocab_size] next-token logits, or None unless asked for
     present: list  # per layer (keys, values), each float32 [n_head, T, head size]: the KV cache for a later call
+    queries: list  # per layer, float32 [n_head, T-P, head size]: the queries of the positions computed
 
 
-def gpt(ids, params, config, logits=False, past=None):
+def gpt(ids, params, config, logits=False, past=None, knockout=frozenset()):
     """Run the model on one sequence of token ids.
 
     Args:
@@ -119,11 +136,14 @@ def gpt(ids, params, config, logits=False, past=None):
         past: None, or the ``present`` of an earlier call whose ids began with ``ids[:P]``, cut to
             those P positions (keys and values [n_head, P, head size]); then only positions P..T-1
             are computed, and their numbers equal a full run's up to float32 rounding.
+        knockout: a what-if, not the model: (layer, head) pairs, 0-based, whose attention output is
+            zeroed at every position before c_proj; later layers see the changed residual stream.
+            A cache made without the same knockout must not be passed as ``past``.
     Returns:
-        Forward(attention, logits, present): attention is float32 [n_layer, n_head, T-P, T], row i
-        holding the probabilities that query P+i gives keys 0..T-1 (each row sums to 1; exactly 0
-        for keys after the query); logits float32 [T-P, vocab_size] (unnormalised log-probabilities)
-        or None; present the KV cache of all T positions.
+        Forward(attention, logits, present, queries): attention is float32 [n_layer, n_head, T-P, T],
+        row i holding the probabilities that query P+i gives keys 0..T-1 (each row sums to 1; exactly
+        0 for keys after the query); logits float32 [T-P, vocab_size] (unnormalised log-probabilities)
+        or None; present the KV cache of all T positions; queries those of positions P..T-1.
     Raises:
         ValueError: T is 0 or more than block_size, an id is out of range, or P >= T.
     """
@@ -137,17 +157,18 @@ def gpt(ids, params, config, logits=False, past=None):
     if P >= T:
         raise ValueError(f"the KV cache holds {P} positions, leaving none of T={T} to compute")
     x = params["wte"][ids[P:]] + params["wpe"][P:T]  # [T-P, C]
-    attention_per_layer, present = [], []
+    attention_per_layer, present, queries = [], [], []
     for i, block in enumerate(params["h"]):
         last = i == len(params["h"]) - 1
-        x, probabilities, kv = transformer_block(x, **block, n_head=config.n_head, past=None if past is None else past[i],
-                                                 output=logits or not last)
+        x, probabilities, kv, q = transformer_block(x, **block, n_head=config.n_head, past=None if past is None else past[i],
+                                                    output=logits or not last, knockout={h for layer, h in knockout if layer == i})
         attention_per_layer.append(probabilities)
         present.append(kv)
+        queries.append(q)
     out = None
     if logits:
         out = layer_norm(x, **params["ln_f"]) @ params["wte"].T  # [T-P, vocab_size], head tied to wte
-    return Forward(np.stack(attention_per_layer), out, present)
+    return Forward(np.stack(attention_per_layer), out, present, queries)
 
 
 def expected_shapes(config):
