@@ -9,10 +9,12 @@
  */
 import { PythonWorker } from "./worker-client.js";
 import { createViewState } from "./state.js";
-import { drawChoices, drawTokens, drawWeights, markChoice } from "./views/chips.js";
+import { drawChoices, drawTokens, drawWeights, markChoice, markReused } from "./views/chips.js";
 import { drawLegend } from "./views/colour.js";
 import { createHeadsGrid } from "./views/heads-grid.js";
+import { createMathPanel } from "./views/math-panel.js";
 import { createMatrix } from "./views/matrix.js";
+import { createNextToken } from "./views/next-token.js";
 import { headOffset } from "./views/numbers.js";
 
 const root = document.documentElement;
@@ -30,12 +32,23 @@ const el = {
   headsGrid: document.getElementById("heads-grid"),
   matrixPanel: document.getElementById("matrix-panel"),
   matrix: document.getElementById("matrix-view"),
+  mathPanel: document.getElementById("math-panel"),
+  math: document.getElementById("math-view"),
+  nextPanel: document.getElementById("next-panel"),
+  next: document.getElementById("next-view"),
+  whatIf: document.getElementById("what-if"),
 };
+const PANELS = { heads: el.headsPanel, matrix: el.matrixPanel, math: el.mathPanel, next: el.nextPanel };
 const page = new URL("./", document.baseURI).href; // the figure's folder: index.html and sw.js
 const buildFolder = new URL("./", import.meta.url).href; // this build's files, app.js among them (see build.py)
 
-const view = { result: null, config: null, headsGrid: null, matrix: null }; // the numbers shown, and the views made for this model
-const viewState = createViewState({ layer: 1, head: 1, token: 0, preview: null, panels: { heads: false, matrix: false } });
+// the numbers shown (result; explained and predicted: Python's answers for the math panel and the
+// next token, each with the key of the view it answers), and the views made for this model
+const view = { result: null, explained: null, predicted: null, config: null, headsGrid: null, matrix: null, math: null, next: null };
+const viewState = createViewState({
+  layer: 1, head: 1, token: 0, preview: null, panels: { heads: false, matrix: false, math: false, next: false },
+  whatIf: { scale: true, mask: true }, knockout: [],
+});
 const queue = { newest: null, requested: 0, shown: 0, busy: false, waiters: [] };
 let worker = null; // the PythonWorker, once it is ready
 let ready, readyResolve, readyReject; // a new promise for each attempt to load (see attempt)
@@ -62,31 +75,91 @@ function afterPaint() {
   return new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
 }
 
-/** The selected head's attention: `token`'s row (probabilities of keys 0..T-1), or with no
- *  token the whole T × T matrix, as a view into the result's Float32Array. */
-function selectedHead({ layer, head }, token = null) {
-  const { result } = view;
+const hasWhatIf = (state) => !state.whatIf.scale || !state.whatIf.mask;
+
+/* What explain's and predict's answers are for: a new result or view asks again. */
+const explainKey = (state) => [view.result?.seq, state.layer, state.head, state.token, state.whatIf.scale, state.whatIf.mask].join("|");
+const predictKey = (state) => [view.result?.seq, state.token].join("|");
+
+/** The result as the views draw it: with a what-if on the selected head, its selected row replaced by
+ *  Python's what-if row (explain's weights), once that has arrived; else null (keep the last drawing). */
+function shownResult(state) {
+  const result = view.result;
+  if (!hasWhatIf(state)) return result;
+  if (view.explained?.key !== explainKey(state)) return null;
+  const attention = result.attention.slice();
   const T = result.shape[3];
-  const offset = headOffset(result, layer, head);
-  return token === null ? result.attention.subarray(offset, offset + T * T)
-    : result.attention.subarray(offset + token * T, offset + (token + 1) * T);
+  attention.set(view.explained.value.weights, headOffset(result, state.layer, state.head) + state.token * T);
+  return { ...result, attention, whatIf: view.explained.key };
 }
 
-/* Every view redraws from the view state: the chips and selectors always, the grid and the matrix
- * while their panels are open (opening one draws it). */
+/* Ask Python for what the open panels and a what-if show, when the worker is free (its live cache then
+ * holds the result drawn); the answer redraws the views if the view is still the one asked about. */
+function askPython(state) {
+  if (!worker || !view.result || view.result.precomputed || view.result.ids.length === 0 || queue.busy) return;
+  const knockout = state.knockout;
+  if ((state.panels.math || hasWhatIf(state)) && view.explained?.key !== explainKey(state) && view.explaining !== explainKey(state)) {
+    const key = explainKey(state);
+    view.explaining = key;
+    const { layer, head, token, whatIf: { scale, mask } } = state;
+    worker.ask("explain", { layer, head, token, scale, mask, knockout }).then((value) => {
+      if (view.explaining === key) view.explaining = null;
+      if (key === explainKey(viewState.get())) {
+        view.explained = { key, value };
+        render(viewState.get(), viewState.get());
+      }
+    }, () => { if (view.explaining === key) view.explaining = null; });
+  }
+  if (state.panels.next && view.predicted?.key !== predictKey(state) && view.predicting !== predictKey(state)) {
+    const key = predictKey(state);
+    view.predicting = key;
+    worker.ask("predict", { token: state.token, top: 5, knockout }).then((value) => {
+      if (view.predicting === key) view.predicting = null;
+      if (key === predictKey(viewState.get())) {
+        view.predicted = { key, value };
+        render(viewState.get(), viewState.get());
+      }
+    }, () => { if (view.predicting === key) view.predicting = null; });
+  }
+}
+
+function describeWhatIf(state) {
+  const parts = [];
+  if (!state.whatIf.scale) parts.push(`layer ${state.layer}, head ${state.head}: scores not divided by √d_k`);
+  if (!state.whatIf.mask) parts.push(`layer ${state.layer}, head ${state.head}: no causal mask`);
+  if (state.knockout.length) parts.push(`knocked out: ${state.knockout.map(([l, h]) => `layer ${l} · head ${h}`).join(", ")}`);
+  return parts.length ? `What-if: not what the model computes (${parts.join("; ")}).` : "";
+}
+
+/* Every view redraws from the view state: the chips and selectors always, the panels below them
+ * while open (opening one draws it). */
 function render(state, previous) {
   markChoice(el.layers, state.layer);
   markChoice(el.heads, state.head);
   // a panel follows the state only when the state's panel changed: a visitor's click on a summary
   // may not have reached the state yet (its toggle event comes later)
-  if (state.panels.heads !== previous.panels.heads) el.headsPanel.open = state.panels.heads;
-  if (state.panels.matrix !== previous.panels.matrix) el.matrixPanel.open = state.panels.matrix;
+  for (const [name, panel] of Object.entries(PANELS)) {
+    if (state.panels[name] !== previous.panels[name]) panel.open = state.panels[name];
+  }
+  const banner = describeWhatIf(state);
+  el.whatIf.textContent = banner;
+  el.whatIf.hidden = banner === "";
+  if (String(state.knockout) !== String(previous.knockout) && worker) submit(el.text.value).catch(() => {});
+  if (view.next) view.next.draw(view.predicted?.key === predictKey(state) ? view.predicted.value : null, view.result?.labels ?? [], state);
   if (!view.result) return;
-  if (state.panels.heads && view.headsGrid) view.headsGrid.draw(view.result, state);
-  if (state.panels.matrix && view.matrix) view.matrix.draw(view.result, state);
+  askPython(state);
+  const shown = shownResult(state);
+  if (!shown) return; // a what-if row is on its way from Python
+  if (state.panels.heads && view.headsGrid) view.headsGrid.draw(shown, state);
+  if (state.panels.matrix && view.matrix) view.matrix.draw(shown, state);
   if (view.result.ids.length === 0) return;
+  markReused(el.tokens, state.panels.math && view.result.cache ? view.result.cache.reused : 0);
+  if (state.panels.math && view.math && view.explained?.key === explainKey(state)) {
+    view.math.draw(view.explained.value, view.result.labels, view.result.cache);
+  }
   const token = state.preview ?? state.token;
-  drawWeights(el.tokens, selectedHead(state, token), token, state.preview !== null);
+  const row = shown.attention.subarray(headOffset(shown, state.layer, state.head) + token * shown.shape[3]).subarray(0, shown.shape[3]);
+  drawWeights(el.tokens, row, token, state.preview !== null, state.whatIf.mask || state.preview !== null);
   const label = view.result.labels[token];
   const source = view.result.precomputed ? "precomputed at build time" : "computed live in this tab";
   setStatus(`Query «${label}» (token ${token + 1} of ${view.result.ids.length}) · layer ${state.layer}, head ${state.head} · ${source}`);
@@ -124,8 +197,11 @@ function queryAfter(previous, result, token) {
   return unchanged ? token : T - 1;
 }
 
+let resultsShown = 0;
+
 function show(result) {
   const token = queryAfter(view.result, result, viewState.get().token);
+  result.seq = ++resultsShown; // explain's and predict's answers name the result they belong to
   view.result = result;
   drawTokens(el.tokens, result.labels, result.ids, pickToken, (index) => viewState.update({ preview: index }));
   drawNotice(result);
@@ -157,7 +233,9 @@ async function pump() {
   queue.newest = null;
   queue.busy = true;
   try {
-    const result = await worker.analyse(text);
+    const { knockout } = viewState.get();
+    const result = await worker.analyse(text, knockout);
+    result.knockout = knockout;
     if (seq === queue.requested) {
       show(result);
       if (inputTime !== undefined) measureUpdate(inputTime);
@@ -172,7 +250,8 @@ async function pump() {
     }
   } finally {
     queue.busy = false;
-    pump();
+    if (queue.newest) pump();
+    else askPython(viewState.get()); // the worker is free: the open panels' numbers for this result
   }
 }
 
@@ -194,11 +273,32 @@ function pickToken(index) {
   viewState.update({ token: index, preview: null });
 }
 
+function toggleKnockout(layer, head) {
+  const { knockout } = viewState.get();
+  const on = knockout.some(([l, h]) => l === layer && h === head);
+  const next = on ? knockout.filter(([l, h]) => l !== layer || h !== head) : [...knockout, [layer, head]];
+  viewState.update({ knockout: next.sort((a, b) => a[0] - b[0] || a[1] - b[1]) });
+}
+
 function checkedNumber(value, low, high, name) {
   if (!Number.isInteger(value) || value < low || value > high) {
     throw new RangeError(`${name} must be an integer from ${low} to ${high}, got ${JSON.stringify(value)}`);
   }
-  return value;
+  return value + 0; // + 0 turns -0 into 0
+}
+
+/** {layer, head, token} of `choice` checked against the model and the text shown once the figure is
+ *  ready (and the text on its way, if any, is shown); a field left out keeps the view's value. */
+async function checkedChoice(choice) {
+  await ready;
+  if (queue.requested > queue.shown) await whenShown(queue.requested); // choose among the tokens of a text on its way
+  const T = view.result ? view.result.ids.length : 0;
+  const now = viewState.get();
+  const layer = checkedNumber(choice.layer ?? now.layer, 1, view.config.n_layer, "layer");
+  const head = checkedNumber(choice.head ?? now.head, 1, view.config.n_head, "head");
+  if (T === 0 && choice.token !== undefined) throw new RangeError("token: the text has no tokens to select");
+  const token = T === 0 ? 0 : checkedNumber(choice.token ?? now.token, 0, T - 1, "token");
+  return { layer, head, token };
 }
 
 const api = {
@@ -216,26 +316,40 @@ const api = {
    *  field left out keeps its value at the time the figure is ready. All fields are checked before
    *  any changes: a RangeError leaves the view as it was. */
   async select(choice = {}) {
-    await ready;
-    if (queue.requested > queue.shown) await whenShown(queue.requested); // select among the tokens of a text on its way
-    const T = view.result ? view.result.ids.length : 0;
-    const now = viewState.get();
-    const layer = checkedNumber(choice.layer ?? now.layer, 1, view.config.n_layer, "layer");
-    const head = checkedNumber(choice.head ?? now.head, 1, view.config.n_head, "head");
-    if (T === 0 && choice.token !== undefined) throw new RangeError("token: the text has no tokens to select");
-    const token = T === 0 ? 0 : checkedNumber(choice.token ?? now.token, 0, T - 1, "token");
-    viewState.update({ layer: layer + 0, head: head + 0, token: token + 0, preview: null }); // + 0 turns -0 into 0
+    viewState.update({ ...(await checkedChoice(choice)), preview: null });
     await afterPaint();
   },
-  /** The view on screen: weights is the selected attention row (probabilities of keys 0..T-1);
-   *  matrix the selected head's T × T rows (row i: query i's probabilities, 0 after i); panels which
-   *  views below the chips are open; build the id of the build running (build.json's "build"), null
-   *  until build.json has arrived. */
+  /** The math of one attention row (Figure.explain): layer and head 1-based, token 0-based (each
+   *  defaults to the view's), scale and mask true unless a what-if leaves that step out. Resolves to
+   *  {layer, head, token, dk, sqrt_dk, scale, mask, q, k, v, scores, scaled, weights, weights_sum,
+   *  output, contributions, knockout}; rejects with a RangeError for a bad choice. */
+  async explain({ layer, head, token, scale = true, mask = true } = {}) {
+    const choice = await checkedChoice({ layer, head, token });
+    if (typeof scale !== "boolean" || typeof mask !== "boolean") throw new TypeError("scale and mask must be true or false");
+    return worker.ask("explain", { ...choice, scale, mask, knockout: [] });
+  },
+  /** The next token after `token` (Figure.predict): {token, candidates: [{id, label, p}], next:
+   *  {id, label, p, rank} | null, knockout}; `knockout` lists {layer, head} to knock out (then each
+   *  candidate also has p_intact and delta). */
+  async predict({ token, top = 5, knockout = [] } = {}) {
+    const choice = await checkedChoice({ token });
+    checkedNumber(top, 1, view.config.vocab_size, "top");
+    if (!Array.isArray(knockout)) throw new TypeError("knockout must be a list of {layer, head}");
+    const pairs = knockout.map((pair) => [checkedNumber(pair?.layer, 1, view.config.n_layer, "knockout layer"),
+      checkedNumber(pair?.head, 1, view.config.n_head, "knockout head")]);
+    const answer = await worker.ask("predict", { token: choice.token, top, knockout: pairs });
+    return { ...answer, knockout: answer.knockout.map(([l, h]) => ({ layer: l, head: h })) };
+  },
+  /** The view on screen: weights is the selected attention row (probabilities of keys 0..T-1, the
+   *  what-if row while one is on); matrix the selected head's T × T rows as drawn (row i: query i's
+   *  probabilities, 0 after i); panels which views below the chips are open; whatIf and knockout the
+   *  what-ifs on; reused how many positions' keys and values came from the KV cache on the last
+   *  update; build the id of the build running (build.json's "build"), null until it has arrived. */
   state() {
-    const result = view.result;
-    const T = result ? result.ids.length : 0;
     const now = viewState.get();
-    const matrix = T === 0 ? null : selectedHead(now);
+    const result = view.result ? (shownResult(now) ?? view.result) : null;
+    const T = result ? result.ids.length : 0;
+    const matrix = T === 0 ? null : result.attention.subarray(headOffset(result, now.layer, now.head), headOffset(result, now.layer, now.head) + T * T);
     return {
       build: manifest?.build ?? null,
       text: result ? result.text : el.text.value,
@@ -244,9 +358,12 @@ const api = {
       layer: now.layer,
       head: now.head,
       token: T === 0 ? null : now.token,
-      weights: T === 0 ? [] : Array.from(selectedHead(now, now.token)),
+      weights: T === 0 ? [] : Array.from(matrix.subarray(now.token * T, (now.token + 1) * T)),
       matrix: T === 0 ? [] : Array.from({ length: T }, (_, i) => Array.from(matrix.subarray(i * T, (i + 1) * T))),
       panels: { ...now.panels },
+      whatIf: { ...now.whatIf },
+      knockout: now.knockout.map(([layer, head]) => ({ layer, head })),
+      reused: result?.cache ? result.cache.reused : 0,
     };
   },
 };
@@ -350,6 +467,8 @@ async function showManifest(manifest) {
   drawLegend(el.legend);
   view.headsGrid = createHeadsGrid(el.headsGrid, config, (layer, head) => viewState.update({ layer, head, preview: null }));
   view.matrix = createMatrix(el.matrix, pickToken);
+  view.math = createMathPanel(el.math, (whatIf) => viewState.update({ whatIf }));
+  view.next = createNextToken(el.next, config, toggleKnockout);
   viewState.update({ layer: defaultView.layer, head: defaultView.head, token: defaultView.token });
   showPrecomputed(defaultView, config);
   await afterPaint();
@@ -391,7 +510,7 @@ function start() {
     submit(el.text.value, event.timeStamp).catch(() => {}); // after a failed start the status already says why
   });
   el.retry.addEventListener("click", attempt);
-  for (const [panel, name] of [[el.headsPanel, "heads"], [el.matrixPanel, "matrix"]]) {
+  for (const [name, panel] of Object.entries(PANELS)) {
     panel.addEventListener("toggle", () => {
       if (viewState.get().panels[name] !== panel.open) viewState.update({ panels: { [name]: panel.open } });
     });

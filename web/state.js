@@ -3,23 +3,26 @@
  *   { layer, head,          1-based, as labelled
  *     token,                0-based index of the query among the shown tokens
  *     preview,              a token previewed by hovering a chip (or null): drawn, never kept
- *     panels: { heads, matrix } }   which disclosures below the chips are open
+ *     panels: { heads, matrix, math, next },   which disclosures below the chips are open
+ *     whatIf: { scale, mask },  false = that step of the selected head left out (a what-if)
+ *     knockout: [[layer, head], ...] }         heads knocked out (a what-if), 1-based
  *
  * Clicks, keys and window.attentionLive.select() all go through update(); every view redraws from
  * the state it is handed. (The URL fragment will be this state written out.)
  */
 
 export function createViewState(initial) {
-  let state = Object.freeze({ ...initial, panels: Object.freeze({ ...initial.panels }) });
+  let state = Object.freeze({ ...initial, panels: Object.freeze({ ...initial.panels }), whatIf: Object.freeze({ ...initial.whatIf }) });
   const listeners = [];
   return {
     /** The current state (frozen). */
     get: () => state,
-    /** Merge `patch` (panels merge one level deep) and tell every listener (state, previous state). */
+    /** Merge `patch` (panels and whatIf merge one level deep) and tell every listener (state, previous state). */
     update(patch) {
       const previous = state;
       const panels = Object.freeze({ ...state.panels, ...(patch.panels ?? {}) });
-      state = Object.freeze({ ...state, ...patch, panels });
+      const whatIf = Object.freeze({ ...state.whatIf, ...(patch.whatIf ?? {}) });
+      state = Object.freeze({ ...state, ...patch, panels, whatIf });
       for (const listener of listeners) listener(state, previous);
     },
     /** Call `listener(state, previous)` after every update. */

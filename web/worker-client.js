@@ -42,12 +42,22 @@ export class PythonWorker {
       + "check the connection, then try again"), SILENT_MS);
   }
 
-  /** Tokens and attention of `text` (a string, passed as data). Resolves with the worker's result. */
-  analyse(text) {
+  /** Tokens and attention of `text` (a string, passed as data), with the heads of `knockout`
+   *  ([[layer, head], ...], 1-based) knocked out. Resolves with the worker's result. */
+  analyse(text, knockout = []) {
+    return this.request({ type: "analyse", text, knockout });
+  }
+
+  /** Ask Python for `type` ("explain" or "predict", see worker.js) with `fields`; resolves with its answer. */
+  ask(type, fields) {
+    return this.request({ ...fields, type }).then((message) => message.value);
+  }
+
+  request(message) {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ type: "analyse", id, text });
+      this.worker.postMessage({ ...message, id });
     });
   }
 
@@ -61,7 +71,7 @@ export class PythonWorker {
     if (message.type === "step") this.current = message.what;
     else if (message.type === "progress") this.onProgress(message);
     else if (message.type === "ready") this.readyHandlers.resolve(message);
-    else if (message.type === "result") this.settle(message.id, "resolve", message);
+    else if (message.type === "result" || message.type === "answer") this.settle(message.id, "resolve", message);
     else if (message.type === "error" && message.id !== undefined) this.settle(message.id, "reject", new Error(message.message));
     else if (message.type === "error") this.fail(message.message);
   }

@@ -1,12 +1,16 @@
 /* Attention, live: the Web Worker that runs Python (Pyodide) off the page's main thread.
  *
  * Messages in:   {type: "init", base, manifest}        once; base is the build's folder URL, manifest its build.json
- *                {type: "analyse", id, text}           the visitor's text, passed to Python as data
+ *                {type: "analyse", id, text, knockout} the visitor's text, passed to Python as data;
+ *                                                      knockout: [[layer, head], ...] 1-based, a what-if
+ *                {type: "explain", id, layer, head, token, scale, mask, knockout}   Figure.explain
+ *                {type: "predict", id, token, top, knockout}                        Figure.predict
  * Messages out:  {type: "progress", stage, downloaded}   stage "python" | "package"; downloaded: bytes so far
  *                {type: "step", what}                  a loading step begins (what: its files)
  *                {type: "ready"}
- *                {type: "result", id, text, ids, labels, tokensDropped, charsDropped,
+ *                {type: "result", id, text, ids, labels, tokensDropped, charsDropped, cache,
  *                 attention: Float32Array, shape: [n_layer, n_head, T, T]}  (attention transferred)
+ *                {type: "answer", id, value}           explain's or predict's dict as plain objects and arrays
  *                {type: "error", id?, message}         one sentence, never a traceback
  */
 "use strict";
@@ -106,19 +110,51 @@ function takeArray(proxy) {
   return array;
 }
 
-function analyse(id, text) {
-  const result = figure.analyse(text);
+/* Python's None arrives as undefined; the page's contract says null. */
+function nullForNone(value) {
+  if (value === undefined) return null;
+  if (Array.isArray(value)) return value.map(nullForNone);
+  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, nullForNone(v)]));
+  return value;
+}
+
+/* A Python dict of numbers, lists and dicts (None for null) as plain JavaScript objects and arrays. */
+function takePlain(proxy) {
+  if (proxy === undefined || proxy === null || typeof proxy !== "object") return proxy ?? null;
+  const plain = proxy.toJs({ dict_converter: Object.fromEntries, create_pyproxies: false });
+  proxy.destroy();
+  return nullForNone(plain);
+}
+
+/* Call the Figure's method `name` with keyword arguments ({name: value}; arrays become Python lists). */
+function callFigure(name, keywords) {
+  const method = figure[name];
+  const converted = Object.fromEntries(Object.entries(keywords).map(([key, value]) => [key, Array.isArray(value) ? pyodide.toPy(value) : value]));
+  try {
+    return method.callKwargs(converted);
+  } finally {
+    method.destroy();
+    for (const value of Object.values(converted)) value?.destroy?.();
+  }
+}
+
+function analyse(id, text, knockout) {
+  const result = callFigure("analyse", { text, knockout });
   try {
     const attention = takeArray(result.get("attention"));
     post({
       type: "result", id, text: result.get("text"),
       ids: takeList(result.get("ids")), labels: takeList(result.get("labels")),
-      attention: attention.data, shape: attention.shape,
+      attention: attention.data, shape: attention.shape, cache: takePlain(result.get("cache")),
       tokensDropped: result.get("tokens_dropped"), charsDropped: result.get("chars_dropped"),
     }, [attention.data.buffer]);
   } finally {
     result.destroy();
   }
+}
+
+function answer(id, name, keywords) {
+  post({ type: "answer", id, value: takePlain(callFigure(name, keywords)) });
 }
 
 function sentence(error) {
@@ -148,7 +184,14 @@ self.onmessage = async (event) => {
   const message = event.data;
   try {
     if (message.type === "init") await init(message.base, message.manifest);
-    else if (message.type === "analyse") analyse(message.id, message.text);
+    else if (message.type === "analyse") analyse(message.id, message.text, message.knockout ?? []);
+    else if (message.type === "explain") {
+      const { layer, head, token, scale, mask, knockout } = message;
+      answer(message.id, "explain", { layer, head, token, scale, mask, knockout });
+    } else if (message.type === "predict") {
+      const { token, top, knockout } = message;
+      answer(message.id, "predict", { token, top, knockout });
+    }
   } catch (error) {
     post({ type: "error", id: message.id, message: sentence(error) });
   }

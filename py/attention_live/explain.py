@@ -29,7 +29,8 @@ def explain_row(q, k, v, token, scale=True, mask=True):
         q [d_k] the query; k, v [T, d_k];
         scores [T]: q·k_j for every key j;
         scaled [T]: scores / sqrt(d_k) (the scores themselves when ``scale`` is False);
-        weights [T]: softmax probabilities, summing to 1, exactly 0 after the query when ``mask``;
+        weights [T]: softmax probabilities, exactly 0 after the query when ``mask``;
+        weights_sum []: their sum, 1 up to float32 rounding (a reader's check of the softmax);
         output [d_k]: sum_j weights_j v_j;
         contributions [T]: the length (L2 norm) of each weights_j v_j, how much key j adds to output.
     """
@@ -42,6 +43,7 @@ def explain_row(q, k, v, token, scale=True, mask=True):
         "scores": attention_scores(queries, keys, scale=False)[0, token],
         "scaled": attention_scores(queries, keys, scale)[0, token],
         "weights": weights,
+        "weights_sum": weights.sum(),
         "output": weights @ v,
         "contributions": np.linalg.norm(weights[:, None] * v, axis=1),
     }

@@ -57,10 +57,11 @@ export function drawTokens(container, labels, ids, onPick, onPreview) {
   while (chips.length > labels.length) container.lastChild.remove();
 }
 
-/** Show one attention row: `row` holds the weights (probabilities) of keys 0..T-1 for query `query`.
+/** Show one attention row: `row` holds the weights (probabilities) of keys 0..T-1 for query `query`;
+ *  keys after it are masked unless `causal` is false (the "causal mask off" what-if).
  *  Most edits change every chip (the query's row is new); each chip remembers what it shows, and only
  *  what differs is written, since every write costs the page a new style, layout or paint. */
-export function drawWeights(container, row, query, previewing) {
+export function drawWeights(container, row, query, previewing, causal = true) {
   for (const chip of container.children) {
     const { index, shown } = chip;
     if (index === undefined) continue; // the "type something" line
@@ -75,7 +76,7 @@ export function drawWeights(container, row, query, previewing) {
       shown.preview = isPreview;
     }
     if (!previewing) setAttribute(chip, "aria-pressed", String(index === query));
-    const weight = index > query ? null : row[index]; // null: masked, a key after the query
+    const weight = index > query && causal ? null : row[index]; // null: masked, a key after the query
     if (weight === shown.weight) continue;
     const wasMasked = shown.weight === null;
     shown.weight = weight;
@@ -121,5 +122,12 @@ export function drawChoices(fieldset, count, onPick) {
 export function markChoice(fieldset, value) {
   for (const button of fieldset.querySelectorAll("button")) {
     button.setAttribute("aria-pressed", String(Number(button.dataset.value) === value));
+  }
+}
+
+/** Mark quietly the first `count` chips: their keys and values came from the KV cache on the last edit. */
+export function markReused(container, count) {
+  for (const chip of container.children) {
+    if (chip.index !== undefined) chip.classList.toggle("reused", chip.index < count);
   }
 }

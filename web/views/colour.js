@@ -41,9 +41,9 @@ function inGamut(rgb) {
 }
 
 /* The ramp's colour at weight w: lightness from the ramp, chroma the largest in sRGB up to MAX_CHROMA. */
-function rampColour(w) {
+function rampColour(w, hue = HUE) {
   const L = LIGHTEST + (DARKEST - LIGHTEST) * w;
-  const atChroma = (C) => oklabToLinearSrgb(L, C * Math.cos(HUE), C * Math.sin(HUE));
+  const atChroma = (C) => oklabToLinearSrgb(L, C * Math.cos(hue), C * Math.sin(hue));
   let low = 0;
   let high = MAX_CHROMA * Math.min(1, 0.25 + w);
   if (!inGamut(atChroma(high))) {
@@ -101,6 +101,26 @@ export const MASKED_PIXEL = pack(MASKED_RGB);
 /** The packed ImageData pixel of a weight (probability; NaN and values outside 0..1 clamp). */
 export function weightPixel(weight) {
   return PACKED[step(weight)];
+}
+
+/* The diverging variant, for signed numbers (queries, keys, values): the same lightness ramp from
+ * near-white at 0, blue for positive values and orange (hue 50°) for negative ones, so that the size
+ * of a number reads as darkness in both directions. */
+const NEGATIVE_HUE = (50 * Math.PI) / 180;
+const SIGNED = { positive: TABLE, negative: Array.from({ length: STEPS }, (_, i) => rampColour(i / (STEPS - 1), NEGATIVE_HUE)) };
+const SIGNED_PACKED = { positive: PACKED, negative: Uint32Array.from(SIGNED.negative, pack) };
+
+/** The packed ImageData pixel of a signed number `value` on a scale from -limit to +limit (clamped). */
+export function signedPixel(value, limit) {
+  const t = limit > 0 ? value / limit : 0;
+  return (t < 0 ? SIGNED_PACKED.negative : SIGNED_PACKED.positive)[step(Math.abs(t))];
+}
+
+/** CSS colour of a signed number on a scale from -limit to +limit (clamped), for the legend. */
+export function signedCss(value, limit) {
+  const t = limit > 0 ? value / limit : 0;
+  const [r, g, b] = (t < 0 ? SIGNED.negative : SIGNED.positive)[step(Math.abs(t))];
+  return `rgb(${r} ${g} ${b})`;
 }
 
 /** The legend: a bar of the ramp from 0% to 100% and a swatch for masked keys, into `container`. */

@@ -2,6 +2,7 @@
  * without smoothing (image-rendering: pixelated), coloured by the figure's scale (colour.js).
  *
  *   canvas T × T pixels:  pixel (x = j, y = i) is query i's weight on key j;  j > i: masked grey
+ *                         (unless the row weighs later keys: the "causal mask off" what-if)
  *
  * Causal attention makes redrawing cheap: row i depends only on tokens 0..i, so after an edit only
  * the rows from the first changed token on are painted again (an appended character: one or two).
@@ -11,10 +12,12 @@ import { MASKED_PIXEL, weightPixel } from "./colour.js";
 const images = new WeakMap(); // canvas -> its ImageData, kept while T stays the same
 
 /** Index of the first token whose id differs between two results (or the shorter length): rows
- *  before it are unchanged. 0 if there is no previous result, or if one of them is the build's
- *  precomputed result (numbers rounded to 6 decimals) and the other live. */
+ *  before it are unchanged. 0 if there is no previous result, if one of them is the build's
+ *  precomputed result (numbers rounded to 6 decimals) and the other live, or if their knocked-out
+ *  heads differ (every row changes). */
 export function firstChangedRow(previous, result) {
   if (!previous || Boolean(previous.precomputed) !== Boolean(result.precomputed)) return 0;
+  if (String(previous.knockout ?? []) !== String(result.knockout ?? [])) return 0;
   const n = Math.min(previous.ids.length, result.ids.length);
   let i = 0;
   while (i < n && previous.ids[i] === result.ids[i]) i++;
@@ -51,7 +54,8 @@ export function paintHeatmap(canvas, attention, offset, T, fromRow = 0, size = T
   for (let i = fromRow; i < T; i++) {
     const row = offset + i * T;
     for (let j = 0; j <= i; j++) pixels[i * size + j] = weightPixel(attention[row + j]);
-    pixels.fill(MASKED_PIXEL, i * size + i + 1, (i + 1) * size);
+    for (let j = i + 1; j < T; j++) pixels[i * size + j] = attention[row + j] === 0 ? MASKED_PIXEL : weightPixel(attention[row + j]);
+    pixels.fill(MASKED_PIXEL, i * size + T, (i + 1) * size);
   }
   if (dirtyFrom < T) canvas.getContext("2d").putImageData(image, 0, 0, 0, dirtyFrom, size, T - dirtyFrom);
 }

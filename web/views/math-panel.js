@@ -1,0 +1,159 @@
+/* "Show the math": one attention row of the selected head, step by step, with the model's numbers.
+ *
+ *   .math-formula      Attention(Q, K, V) = softmax(QKᵀ / √d_k) V with this head's d_k and √d_k
+ *   fieldset.what-ifs  two checkboxes: divide by √d_k, causal mask (unchecked = a what-if)
+ *   .math-strips       q (1 × d_k), keys and values (T × d_k each) as heatmaps of signed numbers
+ *                      (colour.js's diverging scale); a cell's number is read out on hover
+ *   table.math-table   one row per key: token · q·k · ÷√d_k · weight; masked keys "−∞ → 0"
+ *   .math-output       the output Σ weight·v (1 × d_k) and the key whose weighted value is largest
+ *   .cache-line        what the KV cache did on the last edit (kv_cache.cache_summary)
+ *
+ * Input: `explained`, the answer of Figure.explain (plain arrays: q [d_k], k and v [T][d_k], scores,
+ * scaled (null where masked), weights, contributions [T], weights_sum, dk, sqrt_dk), the result's
+ * labels and cache, and the view state. Every number comes from Python; this module only formats
+ * and draws them.
+ */
+import { signedPixel } from "./colour.js";
+import { percent, strongestKeys } from "./numbers.js";
+
+const CELL_PX = 5; // CSS px per strip cell
+
+function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+const fixed = (x, digits = 3) => (x < 0 ? "−" : "") + Math.abs(x).toFixed(digits); // a true minus sign
+
+/* A canvas of rows × columns signed numbers, one pixel per cell, scaled up by CSS. */
+function paintStrip(canvas, rows, limit) {
+  const height = rows.length;
+  const width = rows[0]?.length ?? 0;
+  canvas.width = Math.max(width, 1);
+  canvas.height = Math.max(height, 1);
+  canvas.style.width = `${width * CELL_PX}px`;
+  canvas.style.height = `${height * CELL_PX}px`;
+  if (height === 0 || width === 0) return;
+  const image = new ImageData(width, height);
+  const pixels = new Uint32Array(image.data.buffer);
+  rows.forEach((row, i) => row.forEach((value, j) => { pixels[i * width + j] = signedPixel(value, limit); }));
+  canvas.getContext("2d").putImageData(image, 0, 0);
+}
+
+export function createMathPanel(container, onWhatIf) {
+  const formula = element("p", "math-formula");
+  const whatIfs = element("fieldset", "what-ifs");
+  whatIfs.append(element("legend", null, "What-ifs, for this head only"));
+  const boxes = {};
+  for (const [name, text] of [["scale", "divide the scores by √d_k"], ["mask", "causal mask (later tokens hidden)"]]) {
+    const label = element("label");
+    const box = element("input");
+    box.type = "checkbox";
+    box.checked = true;
+    box.id = `what-if-${name}`;
+    box.addEventListener("change", () => onWhatIf({ [name]: box.checked }));
+    label.append(box, ` ${text}`);
+    whatIfs.append(label);
+    boxes[name] = box;
+  }
+  const strips = element("div", "math-strips");
+  const canvases = {};
+  const glosses = {
+    q: "q: what the query token wants to know",
+    k: "k: the label on each token's catalogue drawer",
+    v: "v: what each token hands over if chosen",
+  };
+  for (const name of ["q", "k", "v"]) {
+    const figure = element("figure", "strip");
+    const canvas = element("canvas");
+    canvas.dataset.name = name;
+    canvas.setAttribute("role", "img");
+    figure.append(element("figcaption", "gloss", glosses[name]), canvas);
+    strips.append(figure);
+    canvases[name] = canvas;
+  }
+  const readout = element("p", "strip-readout", "Point at a cell of q, k or v to read its number.");
+  const table = element("table", "math-table");
+  const caption = element("caption");
+  const head = element("thead");
+  head.append(element("tr"));
+  for (const name of ["key token", "q·k", "÷ √d_k", "weight"]) head.firstChild.append(element("th", null, name));
+  const body = element("tbody");
+  const foot = element("tfoot");
+  table.append(caption, head, body, foot);
+  const tableBox = element("div", "math-table-box");
+  tableBox.append(table);
+  const output = element("div", "math-output");
+  const outputCanvas = element("canvas");
+  outputCanvas.dataset.name = "output";
+  outputCanvas.setAttribute("role", "img");
+  const outputText = element("p");
+  output.append(element("p", "gloss", "output = Σ weight_j · v_j: the blend of values this head hands to the query"), outputCanvas, outputText);
+  const cacheLine = element("p", "cache-line");
+  container.replaceChildren(formula, whatIfs, strips, readout, tableBox, output, cacheLine);
+
+  let current = null; // { explained, labels } drawn now, for the hover read-out
+
+  function readCell(event) {
+    const canvas = event.target;
+    if (!current || !(canvas instanceof HTMLCanvasElement)) return;
+    const name = canvas.dataset.name;
+    const rect = canvas.getBoundingClientRect();
+    const rows = name === "k" || name === "v" ? current.explained[name] : [current.explained[name]];
+    const i = Math.min(rows.length - 1, Math.floor(((event.clientY - rect.top) / rect.height) * rows.length));
+    const j = Math.min(rows[0].length - 1, Math.floor(((event.clientX - rect.left) / rect.width) * rows[0].length));
+    const who = name === "k" || name === "v" ? ` of «${current.labels[i]}»` : "";
+    readout.textContent = `${name}${who}, component ${j + 1} of ${rows[0].length}: ${fixed(rows[i][j])}`;
+  }
+  for (const canvas of [...Object.values(canvases), outputCanvas]) canvas.addEventListener("pointermove", readCell);
+
+  /** Draw `explained` (see above) for the tokens `labels`, with `cache` (kv_cache.cache_summary). */
+  function draw(explained, labels, cache) {
+    current = { explained, labels };
+    const { dk, sqrt_dk: sqrtDk, token, layer, head: h, scale, mask } = explained;
+    const query = labels[token];
+    formula.textContent = `Attention(Q, K, V) = softmax(QKᵀ / √d_k) V · layer ${layer}, head ${h}: d_k = ${dk}, √d_k = ${sqrtDk.toFixed(2)} · query «${query}»`;
+    boxes.scale.checked = scale;
+    boxes.mask.checked = mask;
+    const limit = Math.max(...[explained.q, ...explained.k, ...explained.v, explained.output].map((row) => Math.max(...row.map(Math.abs))));
+    paintStrip(canvases.q, [explained.q], limit);
+    paintStrip(canvases.k, explained.k, limit);
+    paintStrip(canvases.v, explained.v, limit);
+    paintStrip(outputCanvas, [explained.output], limit);
+    canvases.q.setAttribute("aria-label", `q of «${query}», ${dk} numbers: ${explained.q.map((x) => fixed(x, 2)).join(", ")}`);
+    for (const name of ["k", "v"]) {
+      canvases[name].setAttribute("aria-label", `${name === "k" ? "Keys" : "Values"} of all ${labels.length} tokens, ${dk} numbers each (one row per token); the table below lists each key's score`);
+    }
+    outputCanvas.setAttribute("aria-label", `output, ${dk} numbers: ${explained.output.map((x) => fixed(x, 2)).join(", ")}`);
+    caption.textContent = `Query «${query}» (token ${token + 1}): each key's score q·k, the score divided by √d_k = ${sqrtDk.toFixed(2)}${scale ? "" : " (what-if: not divided)"}, and its weight after the softmax.`;
+    const T = labels.length;
+    while (body.rows.length > T) body.lastChild.remove();
+    for (let j = 0; j < T; j++) {
+      const tr = body.rows[j] ?? body.appendChild(element("tr"));
+      while (tr.cells.length < 4) tr.append(element(tr.cells.length === 0 ? "th" : "td"));
+      const hidden = explained.scaled[j] === null;
+      tr.classList.toggle("masked", hidden);
+      tr.cells[0].textContent = `«${labels[j]}»${j === token ? " (the query)" : ""}`;
+      tr.cells[1].textContent = fixed(explained.scores[j]);
+      tr.cells[2].textContent = hidden ? "−∞ (masked)" : fixed(explained.scaled[j]);
+      tr.cells[3].textContent = hidden ? "→ 0%" : percent(explained.weights[j]);
+    }
+    foot.replaceChildren(element("tr"));
+    foot.firstChild.append(element("th", null, "sum"), element("td"), element("td"), element("td", null, percent(explained.weights_sum)));
+    const [top] = strongestKeys(explained.contributions, 1);
+    outputText.textContent = `«${labels[top]}» contributed most: its weighted value is the longest (${percent(explained.weights[top])} of its v).`;
+    cacheLine.textContent = describeCache(cache);
+  }
+
+  return { draw };
+}
+
+/** The KV cache line: what the last edit computed and reused, the memory held and the scores a head needs. */
+function describeCache(cache) {
+  if (!cache) return "";
+  const computed = cache.computed ? `computed rows ${cache.computed[0]}–${cache.computed[1]}` : "nothing computed";
+  return `KV cache: ${computed}; ${cache.reused} reused. It holds ${(cache.bytes / 1024).toFixed(1)} KB `
+    + `(keys and values of every layer, float32), and one head scores ${cache.scores_per_head.toLocaleString("en")} query–key pairs for this text.`;
+}

@@ -1,0 +1,64 @@
+/* The next token: what the model predicts after the query position, and heads knocked out.
+ *
+ *   ol.predictions     the top candidates, each: label, a bar as long as its probability, the
+ *                      percentage, and with a knockout the change against the intact model
+ *   p.actual           the token that really follows in the text: its probability and rank
+ *   .knockouts         one toggle button per head (aria-pressed): knocked out = its attention output
+ *                      zeroed before c_proj at every position, a what-if
+ *
+ * Input: `predicted`, the answer of Figure.predict ({token, candidates: [{id, label, p, p_intact?,
+ * delta?}], next: {id, label, p, rank} | null, knockout}), and the view state. Numbers are Python's.
+ */
+import { percent } from "./numbers.js";
+
+function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+const points = (delta) => `${delta < 0 ? "−" : "+"}${Math.abs(100 * delta).toFixed(1)} pts`;
+
+export function createNextToken(container, config, onKnockout) {
+  const heading = element("p", "next-heading");
+  const list = element("ol", "predictions");
+  const actual = element("p", "actual");
+  const knockouts = element("fieldset", "knockouts");
+  knockouts.append(element("legend", null, "Knock out heads (a what-if): a knocked-out head hands nothing over"));
+  const toggles = [];
+  for (let layer = 1; layer <= config.n_layer; layer++) {
+    for (let head = 1; head <= config.n_head; head++) {
+      const button = element("button", "knockout", `layer ${layer} · head ${head}`);
+      button.type = "button";
+      Object.assign(button.dataset, { layer: String(layer), head: String(head) });
+      button.setAttribute("aria-pressed", "false");
+      button.addEventListener("click", () => onKnockout(layer, head));
+      knockouts.append(button);
+      toggles.push(button);
+    }
+  }
+  container.replaceChildren(heading, list, actual, knockouts);
+
+  /** Draw `predicted` for the tokens `labels`, with the knocked-out heads of `state`. */
+  function draw(predicted, labels, state) {
+    const knocked = new Set(state.knockout.map(([layer, head]) => `${layer}.${head}`));
+    for (const button of toggles) button.setAttribute("aria-pressed", String(knocked.has(`${button.dataset.layer}.${button.dataset.head}`)));
+    if (!predicted) return;
+    heading.textContent = `After «${labels[predicted.token]}» (token ${predicted.token + 1}) the model expects:`;
+    list.replaceChildren(...predicted.candidates.map((candidate) => {
+      const item = element("li");
+      const bar = element("span", "bar");
+      bar.style.width = `${(100 * candidate.p).toFixed(1)}%`;
+      const delta = candidate.delta === undefined ? "" : ` (${points(candidate.delta)} against the intact model)`;
+      item.append(element("span", "candidate", `«${candidate.label}»`), element("span", "bar-track"), element("span", "p", `${percent(candidate.p)}${delta}`));
+      item.children[1].append(bar);
+      return item;
+    }));
+    actual.textContent = predicted.next
+      ? `In the text, «${predicted.next.label}» follows: ${percent(predicted.next.p)}, rank ${predicted.next.rank.toLocaleString("en")}.`
+      : "This is the last token: nothing follows it in the text yet.";
+  }
+
+  return { draw };
+}
