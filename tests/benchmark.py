@@ -26,6 +26,9 @@ Views (issue 10): ``append`` and ``edit_start`` at 128 tokens again, with the he
 matrix closed and open, at full CPU speed and with Chromium's CPU throttled 4× (DevTools
 ``Emulation.setCPUThrottlingRate``, the usual stand-in for a mid-range phone).
 
+Math panel (issue 11): ``append`` at 128 tokens with "Show the math" open, to the chips' frame and
+(``attention-live:math``) to the frame that shows the panel's numbers for the same edit.
+
 Prints a table and writes a JSON report (``--report``, default ``dist/benchmark.json``).
 """
 
@@ -232,6 +235,26 @@ def measure_views(figure_page, figure, repeats):
     return results
 
 
+def measure_math_panel(figure_page, figure, repeats):
+    """Append at 128 tokens with the math panel open (issue 11): to the frame of the chips and views
+    ("append", as above) and to the frame that shows the panel's numbers for the same edit ("math":
+    one more request to Python, ``attention-live:math``)."""
+    bench = UpdateBench(figure_page)
+    shorter = append_text(figure, TOKEN_COUNTS[-1])
+    figure_page.open_panel("math")
+    pairs, math = [], []
+    try:
+        for _ in range(repeats):
+            pairs.append(bench.append(shorter))
+            start = bench.latest()["start"]
+            figure_page.wait_until("s => performance.getEntriesByName('attention-live:math').some(m => m.startTime === s)", start)
+            math.append(figure_page.page.evaluate(
+                "s => performance.getEntriesByName('attention-live:math').find(m => m.startTime === s).duration", start))
+    finally:
+        figure_page.open_panel("math", False)
+    return {"append": summaries(pairs), "math": summary(math)}
+
+
 def in_tab(worker, function, *args):
     """Call ``attention_live.timing.<function>`` inside the tab's Pyodide with the worker's figure."""
     return worker.evaluate("""([name, args]) => {
@@ -286,6 +309,7 @@ def targets(report):
     for (panels, throttle, kind), target in VIEWS_TARGETS_MS.items():
         what = f"{'append' if kind == 'append' else 'edit near start'} p95 at {TOKEN_COUNTS[-1]} tokens, views {panels}, CPU x{throttle}"
         rows.append((what, report["views"][f"{panels} x{throttle}"][kind]["frame"]["p95"], target))
+    rows.append((f"append p95 at {TOKEN_COUNTS[-1]} tokens, math panel open", report["math_panel"]["append"]["frame"]["p95"], 33.0))
     return [{"what": what, "value": value, "target": target, "met": value <= target} for what, value, target in rows]
 
 
@@ -305,6 +329,9 @@ def print_table(report):
     print(f"{'':16}" + "".join(f"{k:>30}" for k in ("append", "edit_start")))
     for name, row in report["views"].items():
         print(f"{name:16}" + "".join(f"{cell(row[k]):>30}" for k in ("append", "edit_start")))
+    math = report["math_panel"]
+    print(f"\nmath panel open, append at {TOKEN_COUNTS[-1]} tokens: {cell(math['append'])} to the chips' frame; "
+          f"{math['math']['median']} / {math['math']['p95']} to the panel's frame")
     print(f"\n{'forward (ms)':20} {'tab med':>10} {'native med':>12} {'ratio':>7}")
     for count, row in report["forward"].items():
         print(f"{str(count) + ' tokens':20} {row['tab_ms']['median']:>10} {row['native_ms']['median']:>12} {row['ratio']:>7}")
@@ -339,6 +366,7 @@ def main(argv=None):
         worker = page.workers[0]
         report["updates"] = measure_updates(figure_page, figure, args.repeats)
         report["views"] = measure_views(figure_page, figure, args.repeats)
+        report["math_panel"] = measure_math_panel(figure_page, figure, args.repeats)
         report["forward"], report["tokenizer"] = measure_python(worker, figure, args.repeats)
         report["memory"] = {"growth_mb": round(memory_growth_mb(figure_page), 2)}
         browser.close()

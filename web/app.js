@@ -107,6 +107,9 @@ function askPython(state) {
       if (key === explainKey(viewState.get())) {
         view.explained = { key, value };
         render(viewState.get(), viewState.get());
+        const { result } = view;
+        if (result.inputTime !== undefined && viewState.get().panels.math) measureUpdate(result.inputTime, "math"); // input to the panel's frame
+        result.inputTime = undefined;
       }
     }, () => { if (view.explaining === key) view.explaining = null; });
   }
@@ -217,13 +220,14 @@ async function resolveWaiters() {
 }
 
 /* Update latency, for the benchmark: from the input event to the DOM holding its result ("drawn"),
- * and to the animation frame that shows it ("update"). */
+ * to the animation frame that shows it ("update"), and, with the math panel open, to the frame that
+ * shows the panel's numbers for it ("math": one more request to Python). */
 let updateMeasures = 0;
 
-function measureUpdate(inputTime) {
+function measureUpdate(inputTime, name = "update") {
   if (++updateMeasures % 1000 === 0) performance.clearMeasures(); // bounded over long use
-  performance.measure("attention-live:drawn", { start: inputTime, end: performance.now() });
-  requestAnimationFrame(() => performance.measure("attention-live:update", { start: inputTime, end: performance.now() }));
+  if (name === "update") performance.measure("attention-live:drawn", { start: inputTime, end: performance.now() });
+  requestAnimationFrame(() => performance.measure(`attention-live:${name}`, { start: inputTime, end: performance.now() }));
 }
 
 /* Coalescing: while one text is computed, only the newest edit waits; stale results are never drawn. */
@@ -239,6 +243,7 @@ async function pump() {
     if (seq === queue.requested) {
       show(result);
       if (inputTime !== undefined) measureUpdate(inputTime);
+      result.inputTime = inputTime; // for the math panel's own measure (askPython)
       queue.shown = seq;
       resolveWaiters();
     }
@@ -251,7 +256,7 @@ async function pump() {
   } finally {
     queue.busy = false;
     if (queue.newest) pump();
-    else askPython(viewState.get()); // the worker is free: the open panels' numbers for this result
+    else afterPaint().then(() => askPython(viewState.get())); // once the chips are on screen, the open panels' numbers
   }
 }
 
@@ -326,7 +331,10 @@ const api = {
   async explain({ layer, head, token, scale = true, mask = true } = {}) {
     const choice = await checkedChoice({ layer, head, token });
     if (typeof scale !== "boolean" || typeof mask !== "boolean") throw new TypeError("scale and mask must be true or false");
-    return worker.ask("explain", { ...choice, scale, mask, knockout: [] });
+    const answer = await worker.ask("explain", { ...choice, scale, mask, knockout: [] });
+    const list = (values) => Array.from(values, (x) => (x === -Infinity ? null : x)); // null: masked
+    const plain = Object.fromEntries(Object.entries(answer).map(([name, value]) => [name, ArrayBuffer.isView(value) ? list(value) : value]));
+    return { ...plain, k: answer.k.map(list), v: answer.v.map(list) };
   },
   /** The next token after `token` (Figure.predict): {token, candidates: [{id, label, p}], next:
    *  {id, label, p, rank} | null, knockout}; `knockout` lists {layer, head} to knock out (then each

@@ -10,7 +10,8 @@
  *                {type: "ready"}
  *                {type: "result", id, text, ids, labels, tokensDropped, charsDropped, cache,
  *                 attention: Float32Array, shape: [n_layer, n_head, T, T]}  (attention transferred)
- *                {type: "answer", id, value}           explain's or predict's dict as plain objects and arrays
+ *                {type: "answer", id, value}           explain's or predict's dict as plain objects; numpy
+ *                                                      arrays as Float32Arrays (2-d: an array of rows)
  *                {type: "error", id?, message}         one sentence, never a traceback
  */
 "use strict";
@@ -110,15 +111,17 @@ function takeArray(proxy) {
   return array;
 }
 
-/* Python's None arrives as undefined; the page's contract says null. */
+/* Python's None arrives as undefined; the page's contract says null. (numpy arrays arrive as typed arrays.) */
 function nullForNone(value) {
   if (value === undefined) return null;
+  if (ArrayBuffer.isView(value)) return value;
   if (Array.isArray(value)) return value.map(nullForNone);
   if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, nullForNone(v)]));
   return value;
 }
 
-/* A Python dict of numbers, lists and dicts (None for null) as plain JavaScript objects and arrays. */
+/* A Python dict of numbers, lists, dicts and numpy arrays as plain JavaScript objects, arrays and
+ * typed arrays (None as null). */
 function takePlain(proxy) {
   if (proxy === undefined || proxy === null || typeof proxy !== "object") return proxy ?? null;
   const plain = proxy.toJs({ dict_converter: Object.fromEntries, create_pyproxies: false });

@@ -25,25 +25,33 @@ def explain_row(q, k, v, token, scale=True, mask=True):
         q, k, v: float32 [T, d_k], the head's queries, keys and values of all T shown tokens.
         token: the query's position, 0 <= token < T.
         scale, mask: the model's steps; False is a what-if (raw scores; later keys weighed too).
-    Returns a dict of float32 numpy arrays:
+    Returns a dict of float32 numpy arrays (and one float):
         q [d_k] the query; k, v [T, d_k];
         scores [T]: q·k_j for every key j;
-        scaled [T]: scores / sqrt(d_k) (the scores themselves when ``scale`` is False);
+        scaled [T]: scores / sqrt(d_k) (the scores themselves when ``scale`` is False), and with
+            ``mask`` -inf after the query, which is what the mask adds before the softmax;
         weights [T]: softmax probabilities, exactly 0 after the query when ``mask``;
-        weights_sum []: their sum, 1 up to float32 rounding (a reader's check of the softmax);
+        weights_sum (float): their sum, 1 up to float32 rounding (a reader's check of the softmax);
         output [d_k]: sum_j weights_j v_j;
         contributions [T]: the length (L2 norm) of each weights_j v_j, how much key j adds to output.
     """
-    queries, keys = q[None], k[None]  # one head: [1, T, d_k]
-    weights = attention_probabilities(queries, keys, scale, mask)[0, token]
+    query, keys = q[None, token:token + 1], k[None]  # one head, one query: [1, 1, d_k], [1, T, d_k]
+    scores = attention_scores(query, keys, scale=False)[0, 0]
+    scaled = attention_scores(query, keys, scale)[0, 0]
+    weights = np.zeros_like(scores)
+    if mask:  # the query is the last of keys 0..token, as in the model's causal mask
+        scaled[token + 1:] = -np.inf
+        weights[:token + 1] = attention_probabilities(query, keys[:, :token + 1], scale)[0, 0]
+    else:
+        weights[:] = attention_probabilities(query, keys, scale, mask=False)[0, 0]
     return {
         "q": q[token],
         "k": k,
         "v": v,
-        "scores": attention_scores(queries, keys, scale=False)[0, token],
-        "scaled": attention_scores(queries, keys, scale)[0, token],
+        "scores": scores,
+        "scaled": scaled,
         "weights": weights,
-        "weights_sum": weights.sum(),
+        "weights_sum": float(weights.sum()),
         "output": weights @ v,
         "contributions": np.linalg.norm(weights[:, None] * v, axis=1),
     }

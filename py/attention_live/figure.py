@@ -90,18 +90,16 @@ class Figure:
 
         ``layer`` and ``head`` 1-based, ``token`` the query's position (0-based); ``scale`` and
         ``mask`` False are what-ifs; ``knockout`` as in ``analyse`` (the row of the knocked-out model).
-        Returns explain_row's numbers as plain lists of floats, for the page (q and output [d_k];
-        k and v [T][d_k]; scores, scaled, weights and contributions [T], with scaled None where the
-        mask hides a key; weights_sum a float), plus layer, head, token, dk (head size, int), sqrt_dk (float), scale,
-        mask, knockout. Raises ValueError for a layer, head or token outside the model or the text.
+        Returns explain_row's dict (float32 numpy arrays: q and output [d_k], k and v [T, d_k],
+        scores, scaled (-inf where the mask hides a key), weights and contributions [T], weights_sum)
+        plus layer, head, token, dk (head size, int), sqrt_dk (float), scale, mask, knockout (list of
+        [layer, head]). Raises ValueError for a layer, head or token outside the model or the text.
         """
         run = self._run(self._live.ids, knockout)
         self._check_view(layer, head, token)
         i, h = layer - 1, head - 1
         k, v = run.present[i]
-        row = {name: values.tolist() for name, values in explain_row(run.queries[i][h], k[h], v[h], token, scale, mask).items()}
-        if mask:
-            row["scaled"][token + 1:] = [None] * (len(row["scaled"]) - token - 1)  # -inf before the softmax
+        row = explain_row(run.queries[i][h], k[h], v[h], token, scale, mask)
         dk = k.shape[-1]
         return {**row, "layer": layer, "head": head, "token": token, "dk": dk, "sqrt_dk": float(np.sqrt(dk)),
                 "scale": scale, "mask": mask, "knockout": [list(pair) for pair in knockout]}

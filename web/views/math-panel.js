@@ -8,8 +8,8 @@
  *   .math-output       the output Σ weight·v (1 × d_k) and the key whose weighted value is largest
  *   .cache-line        what the KV cache did on the last edit (kv_cache.cache_summary)
  *
- * Input: `explained`, the answer of Figure.explain (plain arrays: q [d_k], k and v [T][d_k], scores,
- * scaled (null where masked), weights, contributions [T], weights_sum, dk, sqrt_dk), the result's
+ * Input: `explained`, the answer of Figure.explain (Float32Arrays: q [d_k], k and v T rows of [d_k],
+ * scores, scaled (-Infinity where masked), weights, contributions [T]; weights_sum, dk, sqrt_dk), the result's
  * labels and cache, and the view state. Every number comes from Python; this module only formats
  * and draws them.
  */
@@ -17,6 +17,10 @@ import { signedPixel } from "./colour.js";
 import { percent, strongestKeys } from "./numbers.js";
 
 const CELL_PX = 5; // CSS px per strip cell
+
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
 
 function element(tag, className, text) {
   const node = document.createElement(tag);
@@ -31,14 +35,16 @@ const fixed = (x, digits = 3) => (x < 0 ? "−" : "") + Math.abs(x).toFixed(digi
 function paintStrip(canvas, rows, limit) {
   const height = rows.length;
   const width = rows[0]?.length ?? 0;
-  canvas.width = Math.max(width, 1);
-  canvas.height = Math.max(height, 1);
-  canvas.style.width = `${width * CELL_PX}px`;
-  canvas.style.height = `${height * CELL_PX}px`;
+  if (canvas.width !== Math.max(width, 1) || canvas.height !== Math.max(height, 1)) {
+    canvas.width = Math.max(width, 1);
+    canvas.height = Math.max(height, 1);
+    canvas.style.width = `${width * CELL_PX}px`;
+    canvas.style.height = `${height * CELL_PX}px`;
+  }
   if (height === 0 || width === 0) return;
   const image = new ImageData(width, height);
   const pixels = new Uint32Array(image.data.buffer);
-  rows.forEach((row, i) => row.forEach((value, j) => { pixels[i * width + j] = signedPixel(value, limit); }));
+  rows.forEach((row, i) => row.forEach((value, j) => { pixels[i * width + j] = signedPixel(value, limit); })); // typed arrays too
   canvas.getContext("2d").putImageData(image, 0, 0);
 }
 
@@ -82,6 +88,9 @@ export function createMathPanel(container, onWhatIf) {
   for (const name of ["key token", "q·k", "÷ √d_k", "weight"]) head.firstChild.append(element("th", null, name));
   const body = element("tbody");
   const foot = element("tfoot");
+  const sum = element("td");
+  foot.append(element("tr"));
+  foot.firstChild.append(element("th", null, "sum"), element("td"), element("td"), sum);
   table.append(caption, head, body, foot);
   const tableBox = element("div", "math-table-box");
   tableBox.append(table);
@@ -114,37 +123,36 @@ export function createMathPanel(container, onWhatIf) {
     current = { explained, labels };
     const { dk, sqrt_dk: sqrtDk, token, layer, head: h, scale, mask } = explained;
     const query = labels[token];
-    formula.textContent = `Attention(Q, K, V) = softmax(QKᵀ / √d_k) V · layer ${layer}, head ${h}: d_k = ${dk}, √d_k = ${sqrtDk.toFixed(2)} · query «${query}»`;
+    setText(formula, `Attention(Q, K, V) = softmax(QKᵀ / √d_k) V · layer ${layer}, head ${h}: d_k = ${dk}, √d_k = ${sqrtDk.toFixed(2)} · query «${query}»`);
     boxes.scale.checked = scale;
     boxes.mask.checked = mask;
-    const limit = Math.max(...[explained.q, ...explained.k, ...explained.v, explained.output].map((row) => Math.max(...row.map(Math.abs))));
+    const limit = Math.max(...[explained.q, ...explained.k, ...explained.v, explained.output].map((row) => Math.max(...Array.from(row, Math.abs))));
     paintStrip(canvases.q, [explained.q], limit);
     paintStrip(canvases.k, explained.k, limit);
     paintStrip(canvases.v, explained.v, limit);
     paintStrip(outputCanvas, [explained.output], limit);
-    canvases.q.setAttribute("aria-label", `q of «${query}», ${dk} numbers: ${explained.q.map((x) => fixed(x, 2)).join(", ")}`);
+    canvases.q.setAttribute("aria-label", `q of «${query}», ${dk} numbers: ${Array.from(explained.q, (x) => fixed(x, 2)).join(", ")}`);
     for (const name of ["k", "v"]) {
       canvases[name].setAttribute("aria-label", `${name === "k" ? "Keys" : "Values"} of all ${labels.length} tokens, ${dk} numbers each (one row per token); the table below lists each key's score`);
     }
-    outputCanvas.setAttribute("aria-label", `output, ${dk} numbers: ${explained.output.map((x) => fixed(x, 2)).join(", ")}`);
-    caption.textContent = `Query «${query}» (token ${token + 1}): each key's score q·k, the score divided by √d_k = ${sqrtDk.toFixed(2)}${scale ? "" : " (what-if: not divided)"}, and its weight after the softmax.`;
+    outputCanvas.setAttribute("aria-label", `output, ${dk} numbers: ${Array.from(explained.output, (x) => fixed(x, 2)).join(", ")}`);
+    setText(caption, `Query «${query}» (token ${token + 1}): each key's score q·k, the score divided by √d_k = ${sqrtDk.toFixed(2)}${scale ? "" : " (what-if: not divided)"}, and its weight after the softmax.`);
     const T = labels.length;
     while (body.rows.length > T) body.lastChild.remove();
     for (let j = 0; j < T; j++) {
       const tr = body.rows[j] ?? body.appendChild(element("tr"));
       while (tr.cells.length < 4) tr.append(element(tr.cells.length === 0 ? "th" : "td"));
-      const hidden = explained.scaled[j] === null;
+      const hidden = explained.scaled[j] === -Infinity; // the mask: −∞ before the softmax
       tr.classList.toggle("masked", hidden);
-      tr.cells[0].textContent = `«${labels[j]}»${j === token ? " (the query)" : ""}`;
-      tr.cells[1].textContent = fixed(explained.scores[j]);
-      tr.cells[2].textContent = hidden ? "−∞ (masked)" : fixed(explained.scaled[j]);
-      tr.cells[3].textContent = hidden ? "→ 0%" : percent(explained.weights[j]);
+      setText(tr.cells[0], `«${labels[j]}»${j === token ? " (the query)" : ""}`);
+      setText(tr.cells[1], fixed(explained.scores[j]));
+      setText(tr.cells[2], hidden ? "−∞ (masked)" : fixed(explained.scaled[j]));
+      setText(tr.cells[3], hidden ? "→ 0%" : percent(explained.weights[j]));
     }
-    foot.replaceChildren(element("tr"));
-    foot.firstChild.append(element("th", null, "sum"), element("td"), element("td"), element("td", null, percent(explained.weights_sum)));
+    setText(sum, percent(explained.weights_sum));
     const [top] = strongestKeys(explained.contributions, 1);
-    outputText.textContent = `«${labels[top]}» contributed most: its weighted value is the longest (${percent(explained.weights[top])} of its v).`;
-    cacheLine.textContent = describeCache(cache);
+    setText(outputText, `«${labels[top]}» contributed most: its weighted value is the longest (${percent(explained.weights[top])} of its v).`);
+    setText(cacheLine, describeCache(cache));
   }
 
   return { draw };

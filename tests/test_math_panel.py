@@ -1,0 +1,158 @@
+"""The "Show the math" panel, the what-ifs, the next token and knockouts, and the KV cache line
+(issue 11), in headless Chromium against CPython's Figure on the same weights.
+
+Displayed rounding: scores and scaled scores with 3 decimals, weights and probabilities as
+percentages with 1 decimal; the page's API (explain, predict, state) carries float32 values, held to
+TOLERANCE against CPython."""
+
+import numpy as np
+import pytest
+
+from figure_page import TOLERANCE, check_view
+
+TEXT = 'Then the Queen turned to Alice and said, "Off with her head!"'
+LAYER, HEAD, TOKEN = 2, 3, 7  # «said», as the page opens
+
+
+def number(text):
+    return float(text.replace("−", "-"))
+
+
+def percent(p):
+    return f"{p * 100:.1f}%"
+
+
+@pytest.fixture
+def page(browser_page):
+    """The shared page with TEXT, «said» in layer 2, head 3, every panel closed and no what-if on."""
+    figure_page, _, _ = browser_page
+    figure_page.page.set_viewport_size({"width": 1000, "height": 800})
+    for name in ("heads", "matrix", "math", "next"):
+        figure_page.open_panel(name, False)
+    figure_page.set_text(TEXT)
+    figure_page.select(layer=LAYER, head=HEAD, token=TOKEN)
+    state = figure_page.state()
+    assert state["whatIf"] == {"scale": True, "mask": True} and state["knockout"] == [], "a test left a what-if on"
+    return figure_page
+
+
+def table_rows(page):
+    return page.page.eval_on_selector_all(".math-table tbody tr", "rows => rows.map(r => Array.from(r.cells, c => c.textContent))")
+
+
+def wait_for_table(page, T, scaled):
+    """Wait until the math table shows T rows for the query, with the query row's scaled score `scaled`."""
+    page.wait_until("""([T, token, scaled]) => {
+        const rows = document.querySelectorAll('.math-table tbody tr');
+        return rows.length === T && rows[token].cells[2].textContent === scaled;
+    }""", [T, TOKEN, scaled])
+
+
+def shown(value):
+    return ("−" if value < 0 else "") + f"{abs(value):.3f}"
+
+
+def test_the_table_shows_the_numbers_of_explain(page, figure):
+    result = figure.analyse(TEXT)
+    want = figure.explain(LAYER, HEAD, TOKEN)
+    T = len(result["ids"])
+    page.open_panel("math")
+    wait_for_table(page, T, shown(want["scaled"][TOKEN]))
+    got = page.page.evaluate("o => window.attentionLive.explain(o)", {"layer": LAYER, "head": HEAD, "token": TOKEN})
+    for name in ("q", "output", "scores", "weights"):
+        worst = float(np.max(np.abs(np.asarray(got[name]) - want[name])))
+        print(f"explain {name}: largest difference from CPython {worst:.3g}")
+        assert worst <= TOLERANCE * max(1, float(np.max(np.abs(want[name])))), name
+    assert np.abs(np.asarray(got["k"]) - want["k"]).max() <= TOLERANCE
+    assert got["scaled"][TOKEN + 1:] == [None] * (T - TOKEN - 1), "masked: null in the API, -inf in Python"
+    for j, (token, score, scaled, weight) in enumerate(table_rows(page)):
+        assert token.startswith(f"«{result['labels'][j]}»")
+        assert abs(number(score) - want["scores"][j]) <= 0.0005 + 1e-4
+        if j <= TOKEN:
+            assert abs(number(scaled) - want["scaled"][j]) <= 0.0005 + 1e-4
+            assert weight == percent(want["weights"][j]) or abs(float(weight[:-1]) - 100 * want["weights"][j]) <= 0.05 + 1e-3
+        else:
+            assert (scaled, weight) == ("−∞ (masked)", "→ 0%")
+    assert page.page.locator(".math-table tfoot td").last.text_content() == "100.0%"
+    assert "d_k = 30, √d_k = 5.48" in page.page.locator(".math-formula").text_content()
+    top = int(np.argmax(want["contributions"]))
+    assert page.page.locator(".math-output p").last.text_content().startswith(f"«{result['labels'][top]}» contributed most")
+
+
+@pytest.mark.parametrize("what_if", ["scale", "mask"])
+def test_a_what_if_changes_every_view_and_turning_it_off_restores_the_model(page, figure, what_if):
+    page.open_panel("math")
+    page.open_panel("matrix")
+    live = page.state()
+    figure.analyse(TEXT)
+    want = figure.explain(LAYER, HEAD, TOKEN, **{what_if: False})["weights"]
+    page.page.locator(f"#what-if-{what_if}").click()
+    page.wait_until(f"() => window.attentionLive.state().whatIf.{what_if} === false && window.attentionLive.state().weights[7] !== {live['weights'][TOKEN]}", None)
+    state = page.state()
+    assert np.abs(np.asarray(state["weights"]) - want).max() <= TOLERANCE
+    assert state["matrix"][TOKEN] == state["weights"], "the matrix shows the what-if row"
+    banner = page.page.locator("#what-if")
+    assert banner.is_visible() and banner.text_content().startswith("What-if: not what the model computes")
+    chips = page.chips()
+    if what_if == "mask":
+        assert all(not c["masked"] and float(c["weight"]) > 0 for c in chips), "later keys are weighed"
+        assert abs(sum(state["weights"]) - 1) <= 1e-5
+    else:
+        print(f"largest weight {max(state['weights']):.3f} without the scale, {max(live['weights']):.3f} with it")
+        assert max(state["weights"]) > max(live["weights"]), "the row sharpens"
+    page.page.locator(f"#what-if-{what_if}").click()
+    page.wait_until(f"() => window.attentionLive.state().whatIf.{what_if} === true", None)
+    restored = page.state()
+    assert restored["weights"] == live["weights"] and restored["matrix"] == live["matrix"], "the model's numbers, exactly"
+    assert not banner.is_visible()
+    check_view(page, figure)
+
+
+def test_knocking_out_a_head_changes_the_prediction_and_nothing_else_after(page, figure):
+    page.open_panel("next")
+    figure.analyse(TEXT)
+    intact = figure.predict(TOKEN)
+    page.wait_until("p => document.querySelector('.predictions li .p')?.textContent === p", percent(intact["candidates"][0]["p"]))
+    before = page.state()
+    page.page.locator(".knockouts button[data-layer='1'][data-head='2']").click()
+    want = figure.predict(TOKEN, knockout=[(1, 2)])
+    first = want["candidates"][0]
+    page.wait_until("p => document.querySelector('.predictions li .p')?.textContent.startsWith(p)", percent(first["p"]))
+    items = page.page.eval_on_selector_all(".predictions li", "items => items.map(i => [i.querySelector('.candidate').textContent, i.querySelector('.p').textContent])")
+    for (label, text), candidate in zip(items, want["candidates"]):
+        assert label == f"«{candidate['label']}»"
+        sign = "−" if candidate["delta"] < 0 else "+"
+        assert text == f"{percent(candidate['p'])} ({sign}{abs(candidate['delta']) * 100:.1f} pts against the intact model)"
+    assert page.page.locator(".knockouts button[data-layer='1'][data-head='2']").get_attribute("aria-pressed") == "true"
+    assert page.page.locator("#what-if").is_visible()
+    state = page.state()
+    assert state["knockout"] == [{"layer": 1, "head": 2}]
+    knocked = figure.analyse(TEXT, knockout=[(1, 2)])["attention"][LAYER - 1, HEAD - 1, TOKEN]
+    assert np.abs(np.asarray(state["weights"]) - knocked).max() <= TOLERANCE, "layer 2 is recomputed under the knockout"
+    api = page.page.evaluate("o => window.attentionLive.predict(o)", {"token": TOKEN, "knockout": [{"layer": 1, "head": 2}]})
+    assert [c["id"] for c in api["candidates"]] == [c["id"] for c in want["candidates"]]
+    assert abs(api["candidates"][0]["p"] - first["p"]) <= TOLERANCE
+    page.page.locator(".knockouts button[data-layer='1'][data-head='2']").click()
+    page.wait_until("() => window.attentionLive.state().knockout.length === 0", None)
+    page.wait_until("p => document.querySelector('.predictions li .p')?.textContent === p", percent(intact["candidates"][0]["p"]))
+    after = page.state()
+    assert after["weights"] == before["weights"] and after["matrix"] == before["matrix"], "the live view, unchanged"
+    check_view(page, figure)
+
+
+def test_the_kv_cache_line_counts_what_an_edit_reused(page, figure):
+    page.open_panel("math")
+    page.page.locator("#text").focus()
+    page.page.keyboard.press("End")
+    page.page.keyboard.type(" T")
+    page.wait_until("t => window.attentionLive.state().text === t", TEXT + " T")
+    state = page.state()
+    T = len(state["ids"])
+    figure.analyse(TEXT + " ")
+    cache = figure.analyse(TEXT + " T")["cache"]  # the same two edits in CPython
+    assert state["reused"] == cache["reused"] >= T - 2
+    page.wait_until("r => document.querySelector('.cache-line').textContent.includes(r)", f"; {cache['reused']} reused.")
+    line = page.page.locator(".cache-line").text_content()
+    assert f"computed rows {cache['computed'][0]}–{cache['computed'][1]}" in line
+    assert f"{cache['bytes'] / 1024:.1f} KB" in line and f"{cache['scores_per_head']:,} query–key pairs" in line
+    assert page.page.locator(".chip.reused").count() == cache["reused"]
