@@ -7,6 +7,7 @@
  *      └──(any load failure)──▶ error                └────────┘ while one text is computed,
  *                                                               only the newest edit waits
  */
+import { createAnswers } from "./answers.js";
 import { PythonWorker } from "./worker-client.js";
 import { createViewState } from "./state.js";
 import { drawChoices, drawTokens, drawWeights, markChoice, markReused } from "./views/chips.js";
@@ -15,6 +16,7 @@ import { createHeadsGrid } from "./views/heads-grid.js";
 import { createMathPanel } from "./views/math-panel.js";
 import { createMatrix } from "./views/matrix.js";
 import { createNextToken } from "./views/next-token.js";
+import { drawWhatIfBanner } from "./views/what-if-banner.js";
 import { headOffset } from "./views/numbers.js";
 
 const root = document.documentElement;
@@ -42,9 +44,7 @@ const PANELS = { heads: el.headsPanel, matrix: el.matrixPanel, math: el.mathPane
 const page = new URL("./", document.baseURI).href; // the figure's folder: index.html and sw.js
 const buildFolder = new URL("./", import.meta.url).href; // this build's files, app.js among them (see build.py)
 
-// the numbers shown (result; explained and predicted: Python's answers for the math panel and the
-// next token, each with the key of the view it answers), and the views made for this model
-const view = { result: null, explained: null, predicted: null, config: null, headsGrid: null, matrix: null, math: null, next: null };
+const view = { result: null, config: null, headsGrid: null, matrix: null, math: null, next: null }; // the numbers shown, and the views made for this model
 const viewState = createViewState({
   layer: 1, head: 1, token: 0, preview: null, panels: { heads: false, matrix: false, math: false, next: false },
   whatIf: { scale: true, mask: true }, knockout: [],
@@ -77,62 +77,35 @@ function afterPaint() {
 
 const hasWhatIf = (state) => !state.whatIf.scale || !state.whatIf.mask;
 
-/* What explain's and predict's answers are for: a new result or view asks again. */
-const explainKey = (state) => [view.result?.seq, state.layer, state.head, state.token, state.whatIf.scale, state.whatIf.mask].join("|");
-const predictKey = (state) => [view.result?.seq, state.token].join("|");
-
 /** The result as the views draw it: with a what-if on the selected head, its selected row replaced by
  *  Python's what-if row (explain's weights), once that has arrived; else null (keep the last drawing). */
 function shownResult(state) {
   const result = view.result;
   if (!hasWhatIf(state)) return result;
-  if (view.explained?.key !== explainKey(state)) return null;
+  const explained = answers.get("explain", result, state);
+  if (!explained) return null;
   const attention = result.attention.slice();
-  const T = result.shape[3];
-  attention.set(view.explained.value.weights, headOffset(result, state.layer, state.head) + state.token * T);
-  return { ...result, attention, whatIf: view.explained.key };
+  attention.set(explained.weights, headOffset(result, state.layer, state.head) + state.token * result.shape[3]);
+  return { ...result, attention };
 }
 
 /* Ask Python for what the open panels and a what-if show, when the worker is free (its live cache then
- * holds the result drawn); the answer redraws the views if the view is still the one asked about. */
+ * holds the result drawn); each answer redraws the views (answers.js drops one for an older view). */
 function askPython(state) {
   if (!worker || !view.result || view.result.precomputed || view.result.ids.length === 0 || queue.busy) return;
-  const knockout = state.knockout;
-  if ((state.panels.math || hasWhatIf(state)) && view.explained?.key !== explainKey(state) && view.explaining !== explainKey(state)) {
-    const key = explainKey(state);
-    view.explaining = key;
-    const { layer, head, token, whatIf: { scale, mask } } = state;
-    worker.ask("explain", { layer, head, token, scale, mask, knockout }).then((value) => {
-      if (view.explaining === key) view.explaining = null;
-      if (key === explainKey(viewState.get())) {
-        view.explained = { key, value };
-        render(viewState.get(), viewState.get());
-        const { result } = view;
-        if (result.inputTime !== undefined && viewState.get().panels.math) measureUpdate(result.inputTime, "math"); // input to the panel's frame
-        result.inputTime = undefined;
-      }
-    }, () => { if (view.explaining === key) view.explaining = null; });
-  }
-  if (state.panels.next && view.predicted?.key !== predictKey(state) && view.predicting !== predictKey(state)) {
-    const key = predictKey(state);
-    view.predicting = key;
-    worker.ask("predict", { token: state.token, top: 5, knockout }).then((value) => {
-      if (view.predicting === key) view.predicting = null;
-      if (key === predictKey(viewState.get())) {
-        view.predicted = { key, value };
-        render(viewState.get(), viewState.get());
-      }
-    }, () => { if (view.predicting === key) view.predicting = null; });
-  }
+  if (state.panels.math || hasWhatIf(state)) answers.ask("explain", worker, view.result, state);
+  if (state.panels.next) answers.ask("predict", worker, view.result, state);
 }
 
-function describeWhatIf(state) {
-  const parts = [];
-  if (!state.whatIf.scale) parts.push(`layer ${state.layer}, head ${state.head}: scores not divided by √d_k`);
-  if (!state.whatIf.mask) parts.push(`layer ${state.layer}, head ${state.head}: no causal mask`);
-  if (state.knockout.length) parts.push(`knocked out: ${state.knockout.map(([l, h]) => `layer ${l} · head ${h}`).join(", ")}`);
-  return parts.length ? `What-if: not what the model computes (${parts.join("; ")}).` : "";
+function onAnswer(kind) {
+  const state = viewState.get();
+  render(state, state);
+  if (kind !== "explain") return;
+  if (view.result.inputTime !== undefined && state.panels.math) measureUpdate(view.result.inputTime, "math"); // input to the panel's frame
+  view.result.inputTime = undefined;
 }
+
+const answers = createAnswers(() => [view.result, viewState.get()], onAnswer);
 
 /* Every view redraws from the view state: the chips and selectors always, the panels below them
  * while open (opening one draws it). */
@@ -144,11 +117,9 @@ function render(state, previous) {
   for (const [name, panel] of Object.entries(PANELS)) {
     if (state.panels[name] !== previous.panels[name]) panel.open = state.panels[name];
   }
-  const banner = describeWhatIf(state);
-  el.whatIf.textContent = banner;
-  el.whatIf.hidden = banner === "";
+  drawWhatIfBanner(el.whatIf, state);
   if (String(state.knockout) !== String(previous.knockout) && worker) submit(el.text.value).catch(() => {});
-  if (view.next) view.next.draw(view.predicted?.key === predictKey(state) ? view.predicted.value : null, view.result?.labels ?? [], state);
+  if (view.next) view.next.draw(view.result && answers.get("predict", view.result, state), view.result?.labels ?? [], state);
   if (!view.result) return;
   askPython(state);
   const shown = shownResult(state);
@@ -157,9 +128,8 @@ function render(state, previous) {
   if (state.panels.matrix && view.matrix) view.matrix.draw(shown, state);
   if (view.result.ids.length === 0) return;
   markReused(el.tokens, state.panels.math && view.result.cache ? view.result.cache.reused : 0);
-  if (state.panels.math && view.math && view.explained?.key === explainKey(state)) {
-    view.math.draw(view.explained.value, view.result.labels, view.result.cache);
-  }
+  const explained = answers.get("explain", view.result, state);
+  if (state.panels.math && view.math && explained) view.math.draw(explained, view.result.labels, view.result.cache);
   const token = state.preview ?? state.token;
   const row = shown.attention.subarray(headOffset(shown, state.layer, state.head) + token * shown.shape[3]).subarray(0, shown.shape[3]);
   drawWeights(el.tokens, row, token, state.preview !== null, state.whatIf.mask || state.preview !== null);

@@ -1,0 +1,46 @@
+/* Python's answers for the panels: Figure.explain (the math of the selected row, and a what-if row)
+ * and Figure.predict (the next token), each kept with the view it answers, so that a new result or
+ * a new view asks again and an answer that arrives for an older view is never drawn.
+ *
+ *   key: the result (its sequence number) and the parts of the view state the answer depends on
+ */
+const KINDS = {
+  explain: {
+    key: (result, s) => [result.seq, s.layer, s.head, s.token, s.whatIf.scale, s.whatIf.mask].join("|"),
+    fields: (s) => ({ layer: s.layer, head: s.head, token: s.token, scale: s.whatIf.scale, mask: s.whatIf.mask, knockout: s.knockout }),
+  },
+  predict: {
+    key: (result, s) => [result.seq, s.token].join("|"),
+    fields: (s) => ({ token: s.token, top: 5, knockout: s.knockout }),
+  },
+};
+
+/** `current()` gives the [result, state] on screen now; `onAnswer(kind)` is called when an answer for
+ *  it has arrived. */
+export function createAnswers(current, onAnswer) {
+  const held = { explain: null, predict: null }; // {key, value}: the newest answer of each kind
+  const asked = { explain: null, predict: null }; // the key of the request on its way
+
+  return {
+    /** The answer of `kind` for `result` and `state`, or null while it has not arrived. */
+    get(kind, result, state) {
+      const key = KINDS[kind].key(result, state);
+      return held[kind]?.key === key ? held[kind].value : null;
+    },
+    /** Ask `worker` for `kind` for `result` and `state`, unless that answer is held or on its way. */
+    ask(kind, worker, result, state) {
+      const key = KINDS[kind].key(result, state);
+      if (held[kind]?.key === key || asked[kind] === key) return;
+      asked[kind] = key;
+      const done = () => { if (asked[kind] === key) asked[kind] = null; };
+      worker.ask(kind, KINDS[kind].fields(state)).then((value) => {
+        done();
+        const [nowResult, nowState] = current();
+        if (nowResult && KINDS[kind].key(nowResult, nowState) === key) {
+          held[kind] = { key, value };
+          onAnswer(kind);
+        }
+      }, done); // a failed request leaves the panel as it was; the next edit asks again
+    },
+  };
+}
