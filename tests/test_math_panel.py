@@ -156,3 +156,23 @@ def test_the_kv_cache_line_counts_what_an_edit_reused(page, figure):
     assert f"computed rows {cache['computed'][0]}–{cache['computed'][1]}" in line
     assert f"{cache['bytes'] / 1024:.1f} KB" in line and f"{cache['scores_per_head']:,} query–key pairs" in line
     assert page.page.locator(".chip.reused").count() == cache["reused"]
+
+
+def test_empty_text_and_bad_requests_leave_the_panels_readable(page, figure):
+    page.open_panel("math")
+    page.open_panel("next")
+    page.set_text("")
+    page.wait_until("() => document.querySelector('#math-view .panel-message').textContent === 'No tokens: type a sentence above.'", None)
+    assert page.page.locator(".next-heading").text_content() == "No tokens: type a sentence above."
+    assert not page.page.locator("#math-view .math-table").is_visible()
+    for bad, message in (({"layer": 3}, "layer must be an integer from 1 to 2"), ({"token": -1}, "token: the text has no tokens")):
+        error = page.page.evaluate("o => window.attentionLive.explain(o).then(() => 'resolved', e => e.name + ': ' + e.message)", bad)
+        assert error.startswith("RangeError") and message in error, error
+    page.set_text(TEXT)
+    page.select(layer=LAYER, head=HEAD, token=TOKEN)
+    figure.analyse(TEXT)
+    want = figure.explain(LAYER, HEAD, TOKEN)
+    wait_for_table(page, len(figure.analyse(TEXT)["ids"]), shown(want["scaled"][TOKEN]))
+    error = page.page.evaluate("() => window.attentionLive.predict({token: 999}).then(() => 'resolved', e => e.name)")
+    assert error == "RangeError"
+    assert page.page.locator(".predictions li").count() == 5

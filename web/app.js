@@ -119,7 +119,10 @@ function render(state, previous) {
   }
   drawWhatIfBanner(el.whatIf, state);
   if (String(state.knockout) !== String(previous.knockout) && worker) submit(el.text.value).catch(() => {});
-  if (view.next) view.next.draw(view.result && answers.get("predict", view.result, state), view.result?.labels ?? [], state);
+  const waiting = !view.result || view.result.precomputed ? "Waiting for the live model…"
+    : view.result.ids.length === 0 ? "No tokens: type a sentence above." : null;
+  if (view.next) view.next.draw(view.result && answers.get("predict", view.result, state), view.result?.labels ?? [], state, waiting);
+  if (waiting) view.math?.clear(waiting);
   if (!view.result) return;
   askPython(state);
   const shown = shownResult(state);

@@ -101,7 +101,10 @@ export function createMathPanel(container, onWhatIf) {
   const outputText = element("p");
   output.append(element("p", "gloss", "output = Σ weight_j · v_j: the blend of values this head hands to the query"), outputCanvas, outputText);
   const cacheLine = element("p", "cache-line");
-  container.replaceChildren(formula, whatIfs, strips, readout, tableBox, output, cacheLine);
+  const content = element("div");
+  content.append(formula, whatIfs, strips, readout, tableBox, output, cacheLine);
+  const message = element("p", "panel-message");
+  container.replaceChildren(message, content);
 
   let current = null; // { explained, labels } drawn now, for the hover read-out
 
@@ -118,9 +121,19 @@ export function createMathPanel(container, onWhatIf) {
   }
   for (const canvas of [...Object.values(canvases), outputCanvas]) canvas.addEventListener("pointermove", readCell);
 
+  /** Show `text` instead of numbers (no tokens yet, or the live model still loading). */
+  function clear(text) {
+    current = null;
+    content.hidden = true;
+    setText(message, text);
+    message.hidden = false;
+  }
+
   /** Draw `explained` (see above) for the tokens `labels`, with `cache` (kv_cache.cache_summary). */
   function draw(explained, labels, cache) {
     current = { explained, labels };
+    content.hidden = false;
+    message.hidden = true;
     const { dk, sqrt_dk: sqrtDk, token, layer, head: h, scale, mask } = explained;
     const query = labels[token];
     setText(formula, `Attention(Q, K, V) = softmax(QKᵀ / √d_k) V · layer ${layer}, head ${h}: d_k = ${dk}, √d_k = ${sqrtDk.toFixed(2)} · query «${query}»`);
@@ -155,7 +168,8 @@ export function createMathPanel(container, onWhatIf) {
     setText(cacheLine, describeCache(cache));
   }
 
-  return { draw };
+  clear("Waiting for the live model…");
+  return { draw, clear };
 }
 
 /** The KV cache line: what the last edit computed and reused, the memory held and the scores a head needs. */

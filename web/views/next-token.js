@@ -40,11 +40,19 @@ export function createNextToken(container, config, onKnockout) {
   }
   container.replaceChildren(heading, list, actual, knockouts);
 
-  /** Draw `predicted` for the tokens `labels`, with the knocked-out heads of `state`. */
-  function draw(predicted, labels, state) {
+  /** Draw `predicted` for the tokens `labels`, with the knocked-out heads of `state`; with no
+   *  prediction, `waiting` says why (the last prediction stays while a new one is on its way). */
+  function draw(predicted, labels, state, waiting = null) {
     const knocked = new Set(state.knockout.map(([layer, head]) => `${layer}.${head}`));
     for (const button of toggles) button.setAttribute("aria-pressed", String(knocked.has(`${button.dataset.layer}.${button.dataset.head}`)));
-    if (!predicted) return;
+    if (!predicted) {
+      if (waiting) {
+        heading.textContent = waiting;
+        list.replaceChildren();
+        actual.textContent = "";
+      }
+      return;
+    }
     heading.textContent = `After «${labels[predicted.token]}» (token ${predicted.token + 1}) the model expects:`;
     list.replaceChildren(...predicted.candidates.map((candidate) => {
       const item = element("li");
