@@ -182,13 +182,47 @@ def test_the_cache_summary_counts_the_reused_prefix(figure, hf_tokenizer, edit):
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda f: f.explain(0, 1, 0), "layer must be from 1 to 2"),
-    (lambda f: f.explain(1, 5, 0), "head must be from 1 to 4"),
-    (lambda f: f.explain(1, 1, 999), "token must be from 0 to"),
-    (lambda f: f.predict(-1), "token must be a position"),
+    (lambda f: f.explain(0, 1, 0), "layer must be a whole number from 1 to 2"),
+    (lambda f: f.explain(1, 5, 0), "head must be a whole number from 1 to 4"),
+    (lambda f: f.explain(1, 1, 999), "token must be a whole number from 0 to"),
+    (lambda f: f.explain(1, 1, 1.5), "token must be a whole number"),
+    (lambda f: f.predict(-1), "token must be a whole number"),
+    (lambda f: f.predict(0, top=-1), "top must be a whole number of candidates"),
     (lambda f: f.analyse(TEXT, knockout=[(3, 1)]), "cannot knock out layer 3, head 1"),
+    (lambda f: f.analyse(TEXT, what_if=(1, 9, False, True)), "head must be a whole number from 1 to 4"),
 ])
 def test_bad_requests_say_what_is_wrong(figure, call, message):
     figure.analyse(TEXT)
     with pytest.raises(ValueError, match=message):
         call(figure)
+
+
+def test_an_empty_text_leaves_nothing_to_explain(figure):
+    figure.analyse(TEXT)
+    assert figure.analyse("")["cache"] is None
+    for call in (lambda: figure.explain(1, 1, 0), lambda: figure.predict(0)):
+        with pytest.raises(ValueError, match="the text has no tokens"):
+            call()
+
+
+@pytest.mark.parametrize("scale, mask", [(False, True), (True, False), (False, False)])
+def test_a_what_if_head_is_every_row_of_explain(figure, analysed, scale, mask):
+    result, (_, attention, qkv) = analysed
+    what_if = figure.analyse(TEXT, what_if=(2, 3, scale, mask))["attention"]
+    assert_close(np.delete(what_if, 2, axis=1)[1], np.delete(result["attention"], 2, axis=1)[1], 0, "other heads untouched")
+    assert_close(what_if[0], result["attention"][0], 0, "the other layer untouched")
+    q, k, _ = (m[2] for m in qkv[1])
+    scores = q.astype(np.float64) @ k.T.astype(np.float64) / (np.sqrt(q.shape[-1]) if scale else 1)
+    if mask:
+        scores[np.triu_indices(len(scores), 1)] = -np.inf
+    want = np.stack([softmax64(row) for row in scores])
+    assert_close(what_if[1, 2], want, 1e-5, f"what-if head, scale={scale}, mask={mask}")
+    for token in (0, 7, len(result["ids"]) - 1):
+        assert_close(what_if[1, 2, token], figure.explain(2, 3, token, scale, mask)["weights"], 1e-6, "explain's row")
+    assert_close(figure.analyse(TEXT, what_if=(2, 3, True, True))["attention"], result["attention"], 1e-6, "no what-if: the model")
+
+
+def test_a_head_knocked_out_twice_is_knocked_out_once(figure):
+    figure.analyse(TEXT)
+    once, twice = figure.predict(7, knockout=[(1, 2)]), figure.predict(7, knockout=[(1, 2), (1, 2)])
+    assert twice == once and once["knockout"] == [(1, 2)]

@@ -84,13 +84,24 @@ def test_a_what_if_changes_every_view_and_turning_it_off_restores_the_model(page
     page.open_panel("math")
     page.open_panel("matrix")
     live = page.state()
-    figure.analyse(TEXT)
+    _, live_pixels = page.matrix_pixels()
+    flags = {"scale": True, "mask": True, what_if: False}
+    want_head = figure.analyse(TEXT, what_if=(LAYER, HEAD, flags["scale"], flags["mask"]))["attention"][LAYER - 1, HEAD - 1]
     want = figure.explain(LAYER, HEAD, TOKEN, **{what_if: False})["weights"]
     page.page.locator(f"#what-if-{what_if}").click()
     page.wait_until(f"() => window.attentionLive.state().whatIf.{what_if} === false && window.attentionLive.state().weights[7] !== {live['weights'][TOKEN]}", None)
     state = page.state()
     assert np.abs(np.asarray(state["weights"]) - want).max() <= TOLERANCE
     assert state["matrix"][TOKEN] == state["weights"], "the matrix shows the what-if row"
+    assert np.abs(np.asarray(state["matrix"]) - want_head).max() <= TOLERANCE, "the matrix: the what-if head"
+    _, pixels = page.matrix_pixels()
+    grey = live_pixels[0][-1]  # masked in the model
+    assert pixels[TOKEN] != live_pixels[TOKEN], "the matrix canvas draws the what-if row"
+    if what_if == "mask":
+        assert all(cell != grey for row in pixels for cell in row), "later keys are drawn as weighed, not masked"
+        readout = page.page.locator("#matrix-readout").text_content()
+        top = int(np.argmax(want))
+        assert readout.startswith(f"«{live['tokens'][TOKEN]}» attends most to «{live['tokens'][top]}» {want[top] * 100:.1f}%"), readout
     banner = page.page.locator("#what-if")
     assert banner.is_visible() and banner.text_content().startswith("What-if: not what the model computes")
     chips = page.chips()
@@ -104,6 +115,7 @@ def test_a_what_if_changes_every_view_and_turning_it_off_restores_the_model(page
     page.wait_until(f"() => window.attentionLive.state().whatIf.{what_if} === true", None)
     restored = page.state()
     assert restored["weights"] == live["weights"] and restored["matrix"] == live["matrix"], "the model's numbers, exactly"
+    assert page.matrix_pixels()[1] == live_pixels, "the canvas draws the model's row again"
     assert not banner.is_visible()
     check_view(page, figure)
 
@@ -165,10 +177,19 @@ def test_empty_text_and_bad_requests_leave_the_panels_readable(page, figure):
     page.wait_until("() => document.querySelector('#math-view .panel-message').textContent === 'No tokens: type a sentence above.'", None)
     assert page.page.locator(".next-heading").text_content() == "No tokens: type a sentence above."
     assert not page.page.locator("#math-view .math-table").is_visible()
-    for bad, message in (({"layer": 3}, "layer must be an integer from 1 to 2"), ({"token": -1}, "token: the text has no tokens")):
+    for call in ("explain({})", "explain({token: 0})", "predict()"):
+        error = page.page.evaluate(f"() => window.attentionLive.{call}.then(() => 'resolved', e => e.name + ': ' + e.message)")
+        assert error == "RangeError: the text has no tokens", f"{call} on an empty text: {error}"
+    page.page.locator("#what-if-mask").click()  # a what-if stays reachable, and can be turned off, with no tokens
+    page.wait_until("() => !window.attentionLive.state().whatIf.mask", None)
+    assert page.page.locator("#what-if").is_visible()
+    page.page.locator("#what-if-mask").click()
+    page.wait_until("() => window.attentionLive.state().whatIf.mask", None)
+    assert not page.page.locator("#what-if").is_visible()
+    page.set_text(TEXT)
+    for bad, message in (({"layer": 3}, "layer must be an integer from 1 to 2"), ({"token": float("nan")}, "got NaN")):
         error = page.page.evaluate("o => window.attentionLive.explain(o).then(() => 'resolved', e => e.name + ': ' + e.message)", bad)
         assert error.startswith("RangeError") and message in error, error
-    page.set_text(TEXT)
     page.select(layer=LAYER, head=HEAD, token=TOKEN)
     figure.analyse(TEXT)
     want = figure.explain(LAYER, HEAD, TOKEN)
@@ -176,3 +197,40 @@ def test_empty_text_and_bad_requests_leave_the_panels_readable(page, figure):
     error = page.page.evaluate("() => window.attentionLive.predict({token: 999}).then(() => 'resolved', e => e.name)")
     assert error == "RangeError"
     assert page.page.locator(".predictions li").count() == 5
+
+
+def test_with_a_what_if_on_set_text_and_select_resolve_on_the_what_if_numbers(page, figure):
+    page.open_panel("math")
+    page.page.locator("#what-if-scale").click()
+    page.wait_until("() => !window.attentionLive.state().whatIf.scale", None)
+    other = "One two three four five six seven eight nine ten"
+    page.set_text(other)  # resolves once the page shows it
+    state = page.state()
+    want = figure.analyse(other, what_if=(LAYER, HEAD, False, True))["attention"][LAYER - 1, HEAD - 1]
+    assert np.abs(np.asarray(state["weights"]) - want[state["token"]]).max() <= TOLERANCE
+    chips = page.chips()
+    assert [c["percent"] for c in chips[: state["token"] + 1]] == [percent(w) for w in want[state["token"], : state["token"] + 1]]
+    assert page.page.locator(".chip.query").get_attribute("data-index") == str(state["token"])
+    page.select(layer=1, head=4, token=2)  # the what-if follows the selected head
+    state = page.state()
+    want = figure.analyse(other, what_if=(1, 4, False, True))["attention"][0, 3]
+    assert np.abs(np.asarray(state["matrix"]) - want).max() <= TOLERANCE
+    assert page.page.locator(".chip.query").get_attribute("data-index") == "2"
+    page.page.locator("#what-if-scale").click()
+    page.wait_until("() => window.attentionLive.state().whatIf.scale", None)
+    page.set_text(TEXT)
+    page.select(layer=LAYER, head=HEAD, token=TOKEN)
+    check_view(page, figure)
+
+
+def test_a_knockout_keeps_the_text_the_figure_was_given(page):
+    page.open_panel("next")
+    page.set_text("a\r\nb")
+    before = page.state()
+    page.page.locator(".knockouts button[data-layer='1'][data-head='1']").click()
+    page.wait_until("() => window.attentionLive.state().knockout.length === 1", None)
+    page.wait_until("() => document.querySelector('#what-if').textContent.includes('knocked out')", None)
+    after = page.state()
+    assert (after["text"], after["ids"], after["token"]) == (before["text"], before["ids"], before["token"])
+    page.page.locator(".knockouts button[data-layer='1'][data-head='1']").click()
+    page.wait_until("() => window.attentionLive.state().knockout.length === 0", None)

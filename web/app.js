@@ -17,7 +17,7 @@ import { createMathPanel } from "./views/math-panel.js";
 import { createMatrix } from "./views/matrix.js";
 import { createNextToken } from "./views/next-token.js";
 import { drawWhatIfBanner } from "./views/what-if-banner.js";
-import { headOffset } from "./views/numbers.js";
+import { headOffset, keysSeen } from "./views/numbers.js";
 
 const root = document.documentElement;
 const el = {
@@ -49,7 +49,7 @@ const viewState = createViewState({
   layer: 1, head: 1, token: 0, preview: null, panels: { heads: false, matrix: false, math: false, next: false },
   whatIf: { scale: true, mask: true }, knockout: [],
 });
-const queue = { newest: null, requested: 0, shown: 0, busy: false, waiters: [] };
+const queue = { text: "", newest: null, requested: 0, shown: 0, busy: false, waiters: [] };
 let worker = null; // the PythonWorker, once it is ready
 let ready, readyResolve, readyReject; // a new promise for each attempt to load (see attempt)
 
@@ -77,23 +77,18 @@ function afterPaint() {
 
 const hasWhatIf = (state) => !state.whatIf.scale || !state.whatIf.mask;
 
-/** The result as the views draw it: with a what-if on the selected head, its selected row replaced by
- *  Python's what-if row (explain's weights), once that has arrived; else null (keep the last drawing). */
-function shownResult(state) {
-  const result = view.result;
-  if (!hasWhatIf(state)) return result;
-  const explained = answers.get("explain", result, state);
-  if (!explained) return null;
-  const attention = result.attention.slice();
-  attention.set(explained.weights, headOffset(result, state.layer, state.head) + state.token * result.shape[3]);
-  return { ...result, attention };
+/** What the worker computes besides the model's attention for this state: the knocked-out heads and
+ *  the what-if of the selected head ({layer, head, scale, mask}, or null). */
+function whatIfsOf(state) {
+  const { layer, head, whatIf: { scale, mask } } = state;
+  return { knockout: state.knockout, whatIf: hasWhatIf(state) ? { layer, head, scale, mask } : null };
 }
 
-/* Ask Python for what the open panels and a what-if show, when the worker is free (its live cache then
- * holds the result drawn); each answer redraws the views (answers.js drops one for an older view). */
+/* Ask Python for what the open panels show, when the worker is free (its live cache then holds the
+ * result drawn); each answer redraws the views (answers.js drops one for an older view). */
 function askPython(state) {
   if (!worker || !view.result || view.result.precomputed || view.result.ids.length === 0 || queue.busy) return;
-  if (state.panels.math || hasWhatIf(state)) answers.ask("explain", worker, view.result, state);
+  if (state.panels.math) answers.ask("explain", worker, view.result, state);
   if (state.panels.next) answers.ask("predict", worker, view.result, state);
 }
 
@@ -118,24 +113,28 @@ function render(state, previous) {
     if (state.panels[name] !== previous.panels[name]) panel.open = state.panels[name];
   }
   drawWhatIfBanner(el.whatIf, state);
-  if (String(state.knockout) !== String(previous.knockout) && worker) submit(el.text.value).catch(() => {});
+  // the worker computes the what-ifs with the attention: a new one needs the same text again
+  if (JSON.stringify(whatIfsOf(state)) !== JSON.stringify(whatIfsOf(previous)) && worker) submit(queue.text).catch(() => {});
   const waiting = !view.result || view.result.precomputed ? "Waiting for the live model…"
     : view.result.ids.length === 0 ? "No tokens: type a sentence above." : null;
   if (view.next) view.next.draw(view.result && answers.get("predict", view.result, state), view.result?.labels ?? [], state, waiting);
   if (waiting) view.math?.clear(waiting);
+  const live = Boolean(view.result && !view.result.precomputed); // what-ifs need the live model (not while loading)
+  view.math?.enable(live);
+  view.next?.enable(live);
   if (!view.result) return;
   askPython(state);
-  const shown = shownResult(state);
-  if (!shown) return; // a what-if row is on its way from Python
-  if (state.panels.heads && view.headsGrid) view.headsGrid.draw(shown, state);
-  if (state.panels.matrix && view.matrix) view.matrix.draw(shown, state);
+  const result = view.result;
+  if (state.panels.heads && view.headsGrid) view.headsGrid.draw(result, state);
+  if (state.panels.matrix && view.matrix) view.matrix.draw(result, state);
   if (view.result.ids.length === 0) return;
   markReused(el.tokens, state.panels.math && view.result.cache ? view.result.cache.reused : 0);
   const explained = answers.get("explain", view.result, state);
   if (state.panels.math && view.math && explained) view.math.draw(explained, view.result.labels, view.result.cache);
   const token = state.preview ?? state.token;
-  const row = shown.attention.subarray(headOffset(shown, state.layer, state.head) + token * shown.shape[3]).subarray(0, shown.shape[3]);
-  drawWeights(el.tokens, row, token, state.preview !== null, state.whatIf.mask || state.preview !== null);
+  const T = result.ids.length;
+  const row = result.attention.subarray(headOffset(result, state.layer, state.head) + token * T).subarray(0, T);
+  drawWeights(el.tokens, row, token, state.preview !== null, keysSeen(result, state, token) === token + 1);
   const label = view.result.labels[token];
   const source = view.result.precomputed ? "precomputed at build time" : "computed live in this tab";
   setStatus(`Query «${label}» (token ${token + 1} of ${view.result.ids.length}) · layer ${state.layer}, head ${state.head} · ${source}`);
@@ -210,9 +209,9 @@ async function pump() {
   queue.newest = null;
   queue.busy = true;
   try {
-    const { knockout } = viewState.get();
-    const result = await worker.analyse(text, knockout);
-    result.knockout = knockout;
+    const whatIfs = whatIfsOf(viewState.get());
+    const result = await worker.analyse(text, whatIfs);
+    Object.assign(result, whatIfs); // what the numbers are: the views repaint when it changes (heatmap.js)
     if (seq === queue.requested) {
       show(result);
       if (inputTime !== undefined) measureUpdate(inputTime);
@@ -235,6 +234,7 @@ async function pump() {
 
 function submit(text, inputTime = undefined) {
   if (root.dataset.state === "error") return Promise.reject(new Error(el.status.textContent));
+  queue.text = text; // the text the figure was last given (the box may show it normalised)
   queue.requested += 1;
   queue.newest = { seq: queue.requested, text, inputTime };
   const shown = whenShown(queue.requested);
@@ -260,17 +260,19 @@ function toggleKnockout(layer, head) {
 
 function checkedNumber(value, low, high, name) {
   if (!Number.isInteger(value) || value < low || value > high) {
-    throw new RangeError(`${name} must be an integer from ${low} to ${high}, got ${JSON.stringify(value)}`);
+    const got = typeof value === "number" ? String(value) : JSON.stringify(value); // NaN, Infinity as themselves
+    throw new RangeError(`${name} must be an integer from ${low} to ${high}, got ${got}`);
   }
   return value + 0; // + 0 turns -0 into 0
 }
 
 /** {layer, head, token} of `choice` checked against the model and the text shown once the figure is
  *  ready (and the text on its way, if any, is shown); a field left out keeps the view's value. */
-async function checkedChoice(choice) {
+async function checkedChoice(choice, needsTokens = false) {
   await ready;
   if (queue.requested > queue.shown) await whenShown(queue.requested); // choose among the tokens of a text on its way
   const T = view.result ? view.result.ids.length : 0;
+  if (T === 0 && needsTokens) throw new RangeError("the text has no tokens");
   const now = viewState.get();
   const layer = checkedNumber(choice.layer ?? now.layer, 1, view.config.n_layer, "layer");
   const head = checkedNumber(choice.head ?? now.head, 1, view.config.n_head, "head");
@@ -295,6 +297,7 @@ const api = {
    *  any changes: a RangeError leaves the view as it was. */
   async select(choice = {}) {
     viewState.update({ ...(await checkedChoice(choice)), preview: null });
+    if (queue.requested > queue.shown) await whenShown(queue.requested); // a what-if on a newly selected head
     await afterPaint();
   },
   /** The math of one attention row (Figure.explain): layer and head 1-based, token 0-based (each
@@ -302,7 +305,7 @@ const api = {
    *  {layer, head, token, dk, sqrt_dk, scale, mask, q, k, v, scores, scaled, weights, weights_sum,
    *  output, contributions, knockout}; rejects with a RangeError for a bad choice. */
   async explain({ layer, head, token, scale = true, mask = true } = {}) {
-    const choice = await checkedChoice({ layer, head, token });
+    const choice = await checkedChoice({ layer, head, token }, true);
     if (typeof scale !== "boolean" || typeof mask !== "boolean") throw new TypeError("scale and mask must be true or false");
     const answer = await worker.ask("explain", { ...choice, scale, mask, knockout: [] });
     const list = (values) => Array.from(values, (x) => (x === -Infinity ? null : x)); // null: masked
@@ -313,11 +316,11 @@ const api = {
    *  {id, label, p, rank} | null, knockout}; `knockout` lists {layer, head} to knock out (then each
    *  candidate also has p_intact and delta). */
   async predict({ token, top = 5, knockout = [] } = {}) {
-    const choice = await checkedChoice({ token });
+    const choice = await checkedChoice({ token }, true);
     checkedNumber(top, 1, view.config.vocab_size, "top");
     if (!Array.isArray(knockout)) throw new TypeError("knockout must be a list of {layer, head}");
-    const pairs = knockout.map((pair) => [checkedNumber(pair?.layer, 1, view.config.n_layer, "knockout layer"),
-      checkedNumber(pair?.head, 1, view.config.n_head, "knockout head")]);
+    const pairs = Array.from(knockout, (pair) => [checkedNumber(pair?.layer, 1, view.config.n_layer, "knockout layer"),
+      checkedNumber(pair?.head, 1, view.config.n_head, "knockout head")]); // Array.from visits holes too
     const answer = await worker.ask("predict", { token: choice.token, top, knockout: pairs });
     return { ...answer, knockout: answer.knockout.map(([l, h]) => ({ layer: l, head: h })) };
   },
@@ -328,7 +331,7 @@ const api = {
    *  update; build the id of the build running (build.json's "build"), null until it has arrived. */
   state() {
     const now = viewState.get();
-    const result = view.result ? (shownResult(now) ?? view.result) : null;
+    const result = view.result;
     const T = result ? result.ids.length : 0;
     const matrix = T === 0 ? null : result.attention.subarray(headOffset(result, now.layer, now.head), headOffset(result, now.layer, now.head) + T * T);
     return {

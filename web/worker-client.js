@@ -43,9 +43,10 @@ export class PythonWorker {
   }
 
   /** Tokens and attention of `text` (a string, passed as data), with the heads of `knockout`
-   *  ([[layer, head], ...], 1-based) knocked out. Resolves with the worker's result. */
-  analyse(text, knockout = []) {
-    return this.request({ type: "analyse", text, knockout });
+   *  ([[layer, head], ...], 1-based) knocked out and `whatIf` ({layer, head, scale, mask} or null)
+   *  applied to that head. Resolves with the worker's result. */
+  analyse(text, { knockout = [], whatIf = null } = {}) {
+    return this.request({ type: "analyse", text, knockout, whatIf });
   }
 
   /** Ask Python for `type` ("explain" or "predict", see worker.js) with `fields`; resolves with its answer. */

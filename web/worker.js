@@ -1,8 +1,9 @@
 /* Attention, live: the Web Worker that runs Python (Pyodide) off the page's main thread.
  *
  * Messages in:   {type: "init", base, manifest}        once; base is the build's folder URL, manifest its build.json
- *                {type: "analyse", id, text, knockout} the visitor's text, passed to Python as data;
- *                                                      knockout: [[layer, head], ...] 1-based, a what-if
+ *                {type: "analyse", id, text, knockout, whatIf}   the visitor's text, passed to Python as
+ *                                                      data; what-ifs: knockout [[layer, head], ...] 1-based,
+ *                                                      whatIf {layer, head, scale, mask} or null
  *                {type: "explain", id, layer, head, token, scale, mask, knockout}   Figure.explain
  *                {type: "predict", id, token, top, knockout}                        Figure.predict
  * Messages out:  {type: "progress", stage, downloaded}   stage "python" | "package"; downloaded: bytes so far
@@ -141,8 +142,8 @@ function callFigure(name, keywords) {
   }
 }
 
-function analyse(id, text, knockout) {
-  const result = callFigure("analyse", { text, knockout });
+function analyse(id, text, knockout, whatIf) {
+  const result = callFigure("analyse", { text, knockout, what_if: whatIf && [whatIf.layer, whatIf.head, whatIf.scale, whatIf.mask] });
   try {
     const attention = takeArray(result.get("attention"));
     post({
@@ -187,7 +188,7 @@ self.onmessage = async (event) => {
   const message = event.data;
   try {
     if (message.type === "init") await init(message.base, message.manifest);
-    else if (message.type === "analyse") analyse(message.id, message.text, message.knockout ?? []);
+    else if (message.type === "analyse") analyse(message.id, message.text, message.knockout ?? [], message.whatIf ?? null);
     else if (message.type === "explain") {
       const { layer, head, token, scale, mask, knockout } = message;
       answer(message.id, "explain", { layer, head, token, scale, mask, knockout });

@@ -57,6 +57,16 @@ def explain_row(q, k, v, token, scale=True, mask=True):
     }
 
 
+def what_if_head(q, k, scale=True, mask=True):
+    """One head's whole attention matrix with a step left out, for the figure's what-ifs.
+
+    Args: q, k float32 [T, d_k], the head's queries and keys; ``scale`` False: the scores are not
+    divided by sqrt(d_k); ``mask`` False: every query also weighs the keys after it.
+    Returns float32 [T, T] probabilities (each row sums to 1); with both True, the model's matrix.
+    """
+    return attention_probabilities(q[None], k[None], scale, mask)[0]
+
+
 def next_token(logits, top=5, actual=None, intact_logits=None):
     """The model's prediction at one position.
 

@@ -11,7 +11,7 @@ import re
 
 import numpy as np
 
-from attention_live.explain import explain_row, next_token
+from attention_live.explain import explain_row, next_token, what_if_head
 from attention_live.kv_cache import CachedForward, cache_summary
 from attention_live.labels import token_label
 from attention_live.model import gpt, load_gpt
@@ -53,36 +53,45 @@ class Figure:
         self._live = CachedForward(self.params, self.config)
         self._what_if = CachedForward(self.params, self.config)  # replaced for each new knockout
 
-    def analyse(self, text, knockout=()):
+    def analyse(self, text, knockout=(), what_if=None):
         """Tokenize ``text`` (str) and run the model on its last ``block_size`` tokens.
 
         Lone UTF-16 surrogates (possible in browser strings) become U+FFFD; only the last
-        ``MAX_TEXT_CHARS`` characters are used. ``knockout``: a what-if, (layer, head) pairs
-        (1-based) whose attention output is zeroed (see ``predict``); the attention returned is
-        then the knocked-out model's, while the live cache still follows the text. Returns a dict:
+        ``MAX_TEXT_CHARS`` characters are used. What-ifs, never touching the live view's cache:
+        ``knockout``, (layer, head) pairs (1-based) whose attention output is zeroed (see ``predict``),
+        and ``what_if``, None or (layer, head, scale, mask): that head's matrix recomputed without the
+        division by sqrt(d_k) (``scale`` False) or without the causal mask (``mask`` False).
+        Returns a dict:
             text: the text analysed (str), after those two steps;
             chars_dropped: characters cut from the front (int);
             ids: the shown token ids (list of int, at most block_size);
             labels: display text of each shown token (list of str, see ``labels``);
             tokens_dropped: tokens before the shown ones (int);
             attention: float32 [n_layer, n_head, T, T] probabilities, or None for empty text;
-            cache: what the live KV cache did (``kv_cache.cache_summary``), or None for empty text.
-        Raises ValueError for a knockout head outside the model.
+            cache: what the KV cache behind these numbers did (``kv_cache.cache_summary``), or None
+                for empty text.
+        Raises ValueError for a knockout or what-if head outside the model.
         """
         chars_dropped = max(0, len(text) - MAX_TEXT_CHARS)
         text = LONE_SURROGATE.sub("\ufffd", text[chars_dropped:])
         ids = self.tokenizer.encode(text)
         tokens_dropped = max(0, len(ids) - self.config.block_size)
         ids = ids[tokens_dropped:]
-        run = self._run(ids, knockout) if ids else None
+        run = self._run(ids, knockout)
+        attention = run.attention() if ids else None
+        if ids and what_if is not None:
+            layer, head, scale, mask = what_if
+            self._check_view(layer, head, 0)
+            attention[layer - 1, head - 1] = what_if_head(run.queries[layer - 1][head - 1], run.present[layer - 1][0][head - 1],
+                                                          scale, mask)
         return {
             "text": text,
             "chars_dropped": chars_dropped,
             "ids": ids,
             "labels": [self.labels[i] for i in ids],
             "tokens_dropped": tokens_dropped,
-            "attention": run.attention() if ids else None,
-            "cache": cache_summary(self.config, len(ids), self._live.reused) if ids else None,
+            "attention": attention,
+            "cache": cache_summary(self.config, len(ids), run.reused) if ids else None,
         }
 
     def explain(self, layer, head, token, scale=True, mask=True, knockout=()):
@@ -102,7 +111,7 @@ class Figure:
         row = explain_row(run.queries[i][h], k[h], v[h], token, scale, mask)
         dk = k.shape[-1]
         return {**row, "layer": layer, "head": head, "token": token, "dk": dk, "sqrt_dk": float(np.sqrt(dk)),
-                "scale": scale, "mask": mask, "knockout": [list(pair) for pair in knockout]}
+                "scale": scale, "mask": mask, "knockout": sorted({tuple(pair) for pair in knockout})}
 
     def predict(self, token, top=5, knockout=()):
         """The next token after position ``token`` (0-based) of the last text analysed.
@@ -119,8 +128,9 @@ class Figure:
         Raises ValueError for a token outside the text or a knockout head outside the model.
         """
         ids = self._live.ids
-        if not 0 <= token < len(ids):
-            raise ValueError(f"token must be a position from 0 to {len(ids) - 1}, got {token}")
+        self._check_view(1, 1, token)
+        if not (isinstance(top, int) and top >= 1):
+            raise ValueError(f"top must be a whole number of candidates, at least 1, got {top!r}")
 
         def logits_at(run):  # float32 [vocab_size]: one more row on the cache of the positions before token
             return gpt(ids[:token + 1], self.params, self.config, logits=True, past=run.prefix(token), knockout=run.knockout).logits[-1]
@@ -130,13 +140,15 @@ class Figure:
                                            logits_at(self._live) if knockout else None)
         for entry in candidates + ([following] if following else []):
             entry["label"] = self.labels[entry["id"]]
-        return {"token": token, "knockout": [list(pair) for pair in knockout], "candidates": candidates, "next": following}
+        return {"token": token, "knockout": sorted({tuple(pair) for pair in knockout}), "candidates": candidates, "next": following}
 
     def _check_view(self, layer, head, token):
         c, T = self.config, len(self._live.ids)
+        if T == 0:
+            raise ValueError("the text has no tokens: analyse a text first")
         for name, value, low, high in (("layer", layer, 1, c.n_layer), ("head", head, 1, c.n_head), ("token", token, 0, T - 1)):
-            if not low <= value <= high:
-                raise ValueError(f"{name} must be from {low} to {high}, got {value}")
+            if not (isinstance(value, int) and low <= value <= high):
+                raise ValueError(f"{name} must be a whole number from {low} to {high}, got {value!r}")
 
     def _run(self, ids, knockout):
         """The cached forward pass for ``knockout`` (1-based pairs) brought up to ``ids``: the live one
@@ -144,7 +156,7 @@ class Figure:
         self._live.update(ids)
         if not knockout:
             return self._live
-        pairs = frozenset((layer - 1, head - 1) for layer, head in knockout)
+        pairs = frozenset((layer - 1, head - 1) for layer, head in knockout)  # each head once
         for layer, head in pairs:
             if not (0 <= layer < self.config.n_layer and 0 <= head < self.config.n_head):
                 raise ValueError(f"cannot knock out layer {layer + 1}, head {head + 1}: the model has "

@@ -35,8 +35,11 @@ class CachedForward:
         self._attention = np.zeros((L, H, B, B), dtype=np.float32)  # the rows of ids, in [:, :, :T, :T]
 
     def update(self, ids):
-        """Make the cache hold ``ids`` (1 <= T <= block_size), computing positions from the first one
+        """Make the cache hold ``ids`` (0 <= T <= block_size), computing positions from the first one
         that differs from the last call's ids. Returns the number of positions reused (P)."""
+        if not ids:  # an empty text: nothing to keep
+            self.ids, self.present, self.queries, self.reused = [], [], [], 0
+            return 0
         P = 0
         while P < min(len(ids), len(self.ids)) and ids[P] == self.ids[P]:
             P += 1

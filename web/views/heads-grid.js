@@ -13,7 +13,7 @@
  * Right) and layers (Up, Down), Home and End to the first and last; Enter or Space selects.
  */
 import { firstChangedRow, paintHeatmap } from "./heatmap.js";
-import { headOffset, percent, strongestKeys } from "./numbers.js";
+import { headOffset, keysSeen, percent, strongestKeys } from "./numbers.js";
 
 function makeThumb(layer, head, onPick) {
   const button = document.createElement("button");
@@ -93,7 +93,7 @@ export function createHeadsGrid(container, config, onPick) {
         row.style.top = `${(100 * state.token) / T}%`;
         row.style.height = `${100 / T}%`;
         const offset = headOffset(result, layer, head) + state.token * T;
-        const weights = result.attention.subarray(offset, offset + state.token + 1);
+        const weights = result.attention.subarray(offset, offset + keysSeen(result, thumb, state.token));
         const [key] = strongestKeys(weights, 1);
         label += `: «${result.labels[state.token]}» attends most to «${result.labels[key]}», ${percent(weights[key])}`;
       }

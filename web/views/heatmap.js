@@ -13,11 +13,12 @@ const images = new WeakMap(); // canvas -> its ImageData, kept while T stays the
 
 /** Index of the first token whose id differs between two results (or the shorter length): rows
  *  before it are unchanged. 0 if there is no previous result, if one of them is the build's
- *  precomputed result (numbers rounded to 6 decimals) and the other live, or if their knocked-out
- *  heads differ (every row changes). */
+ *  precomputed result (numbers rounded to 6 decimals) and the other live, or if their what-ifs
+ *  (knocked-out heads, a head without √d_k or mask) differ. */
 export function firstChangedRow(previous, result) {
   if (!previous || Boolean(previous.precomputed) !== Boolean(result.precomputed)) return 0;
   if (String(previous.knockout ?? []) !== String(result.knockout ?? [])) return 0;
+  if (JSON.stringify(previous.whatIf ?? null) !== JSON.stringify(result.whatIf ?? null)) return 0;
   const n = Math.min(previous.ids.length, result.ids.length);
   let i = 0;
   while (i < n && previous.ids[i] === result.ids[i]) i++;

@@ -1,7 +1,7 @@
 /* "Show the math": one attention row of the selected head, step by step, with the model's numbers.
  *
- *   .math-formula      Attention(Q, K, V) = softmax(QKᵀ / √d_k) V with this head's d_k and √d_k
  *   fieldset.what-ifs  two checkboxes: divide by √d_k, causal mask (unchecked = a what-if)
+ *   .math-formula      Attention(Q, K, V) = softmax(QKᵀ / √d_k) V with this head's d_k and √d_k
  *   .math-strips       q (1 × d_k), keys and values (T × d_k each) as heatmaps of signed numbers
  *                      (colour.js's diverging scale); a cell's number is read out on hover
  *   table.math-table   one row per key: token · q·k · ÷√d_k · weight; masked keys "−∞ → 0"
@@ -102,9 +102,9 @@ export function createMathPanel(container, onWhatIf) {
   output.append(element("p", "gloss", "output = Σ weight_j · v_j: the blend of values this head hands to the query"), outputCanvas, outputText);
   const cacheLine = element("p", "cache-line");
   const content = element("div");
-  content.append(formula, whatIfs, strips, readout, tableBox, output, cacheLine);
+  content.append(formula, strips, readout, tableBox, output, cacheLine);
   const message = element("p", "panel-message");
-  container.replaceChildren(message, content);
+  container.replaceChildren(whatIfs, message, content); // the what-ifs stay reachable with no numbers to show
 
   let current = null; // { explained, labels } drawn now, for the hover read-out
 
@@ -168,8 +168,13 @@ export function createMathPanel(container, onWhatIf) {
     setText(cacheLine, describeCache(cache));
   }
 
+  /** Let the what-if checkboxes be used (false while the live model is not there to compute them). */
+  function enable(on) {
+    for (const box of Object.values(boxes)) box.disabled = !on;
+  }
+
   clear("Waiting for the live model…");
-  return { draw, clear };
+  return { draw, clear, enable };
 }
 
 /** The KV cache line: what the last edit computed and reused, the memory held and the scores a head needs. */

@@ -17,7 +17,7 @@
  * the query, Home and End to the first and last token; Left and Right move the key read out.
  */
 import { firstChangedRow, paintHeatmap } from "./heatmap.js";
-import { headOffset, percent, strongestKeys } from "./numbers.js";
+import { headOffset, keysSeen, percent, strongestKeys } from "./numbers.js";
 
 const MIN_CELL = 3; // CSS px: 128 tokens still readable
 const MAX_CELL = 28;
@@ -70,9 +70,9 @@ export function createMatrix(container, onPick) {
   let current = null; // { result, state } of the last draw
   let marked = null; // the cell read out: { query, key, byKeyboard } (a keyboard mark follows the query), or null
 
-  function rowOf(result, state, query) {
+  function rowOf(result, state, query) { // the keys the query weighs: 0..query (all under the mask-off what-if)
     const offset = headOffset(result, state.layer, state.head) + query * result.ids.length;
-    return result.attention.subarray(offset, offset + query + 1);
+    return result.attention.subarray(offset, offset + keysSeen(result, state, query));
   }
 
   function describeRow(result, state, query) {
@@ -84,7 +84,7 @@ export function createMatrix(container, onPick) {
   function readCell(query, key) {
     const { result, state } = current;
     const [q, k] = [result.labels[query], result.labels[key]];
-    if (key > query) return `«${q}» → «${k}»: masked, a later token (0%).`;
+    if (key >= keysSeen(result, state, query)) return `«${q}» → «${k}»: masked, a later token (0%).`;
     return `«${q}» → «${k}»: ${percent(rowOf(result, state, query)[key])}.`;
   }
 

@@ -68,5 +68,10 @@ export function createNextToken(container, config, onKnockout) {
       : "This is the last token: nothing follows it in the text yet.";
   }
 
-  return { draw };
+  /** Let the knockout toggles be used (false while the live model is not there to compute them). */
+  function enable(on) {
+    for (const button of toggles) button.disabled = !on;
+  }
+
+  return { draw, enable };
 }

@@ -1,12 +1,21 @@
 /* Reading the numbers Python computed, the same way in every view. A result's `attention` is a
  * Float32Array of probabilities, [n_layer, n_head, T, T] row-major (`shape`): for layer ℓ and head h
- * (1-based), row i is query i's weights on keys 0..T-1 (0 after i, the causal mask).
+ * (1-based), row i is query i's weights on keys 0..T-1 (0 after i, the causal mask, unless the
+ * result's `whatIf` turned the mask off for that head).
  */
 
 /** Index in `result.attention` of layer `layer`, head `head`'s first cell (both 1-based). */
 export function headOffset(result, layer, head) {
   const T = result.shape[3];
   return ((layer - 1) * result.shape[1] + (head - 1)) * T * T;
+}
+
+/** How many keys query `query` weighs in the selected head of `view` ({layer, head}): keys
+ *  0..query, or all T under the "causal mask off" what-if on that head. */
+export function keysSeen(result, { layer, head }, query) {
+  const { whatIf } = result;
+  const unmasked = whatIf && !whatIf.mask && whatIf.layer === layer && whatIf.head === head;
+  return unmasked ? result.ids.length : query + 1;
 }
 
 /** The keys of `row` (probabilities of keys 0..query) with the largest weights, largest first (the
