@@ -157,7 +157,7 @@ export function createMathPanel(container, onWhatIf) {
       while (tr.cells.length < 4) tr.append(element(tr.cells.length === 0 ? "th" : "td"));
       const hidden = explained.scaled[j] === -Infinity; // the mask: −∞ before the softmax
       tr.classList.toggle("masked", hidden);
-      setText(tr.cells[0], `«${labels[j]}»${j === token ? " (the query)" : ""}`);
+      setText(tr.cells[0], `«${labels[j]}»${j === token ? " (query)" : ""}`);
       setText(tr.cells[1], fixed(explained.scores[j]));
       setText(tr.cells[2], hidden ? "−∞ (masked)" : fixed(explained.scaled[j]));
       setText(tr.cells[3], hidden ? "→ 0%" : percent(explained.weights[j]));
@@ -180,7 +180,8 @@ export function createMathPanel(container, onWhatIf) {
 /** The KV cache line: what the last edit computed and reused, the memory held and the scores a head needs. */
 function describeCache(cache) {
   if (!cache) return "";
-  const computed = cache.computed ? `computed rows ${cache.computed[0]}–${cache.computed[1]}` : "nothing computed";
+  const [first, last] = cache.computed ?? [];
+  const computed = !cache.computed ? "nothing computed" : first === last ? `computed row ${first}` : `computed rows ${first}–${last}`;
   return `KV cache: ${computed}; ${cache.reused} reused. It holds ${(cache.bytes / 1024).toFixed(1)} KB `
     + `(keys and values of every layer, float32), and one head scores ${cache.scores_per_head.toLocaleString("en")} query–key pairs for this text.`;
 }
