@@ -22,6 +22,7 @@ Any mismatch stops the build with a message naming the file.
 """
 
 import argparse
+import ast
 import base64
 import functools
 import hashlib
@@ -169,6 +170,15 @@ def build_project_wheel(target):
     return wheel
 
 
+def python_constant(path, name):
+    """The value of the module-level constant ``name = <literal>`` in the Python file ``path``, read
+    without importing it (the building Python need not have numpy)."""
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == name for t in node.targets):
+            return ast.literal_eval(node.value)
+    raise BuildError(f"{path} has no constant {name}")
+
+
 def model_config(path):
     """The model's config (n_layer, n_head, ...) from the safetensors header's ``__metadata__``."""
     with open(path, "rb") as f:
@@ -255,6 +265,7 @@ def build(pyodide_dir=None, dist=DIST):
         "tokenizer": "weights/tokenizer.json",
         "default_view": default_view,
         "config": model_config(folder / "weights/model.safetensors"),
+        "max_text_chars": python_constant(ROOT / "py" / "attention_live" / "figure.py", "MAX_TEXT_CHARS"),
         "files": files,  # paths relative to the build's folder; checked by the worker, stored by sw.js
     }
     (folder / "build.json").write_text(json.dumps(manifest, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")

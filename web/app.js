@@ -10,6 +10,7 @@
 import { createAnswers } from "./answers.js";
 import { PythonWorker } from "./worker-client.js";
 import { createViewState } from "./state.js";
+import { linkFor, readLink } from "./url-state.js";
 import { drawChoices, drawTokens, drawWeights, markChoice, markReused } from "./views/chips.js";
 import { drawLegend } from "./views/colour.js";
 import { createHeadsGrid } from "./views/heads-grid.js";
@@ -39,6 +40,7 @@ const el = {
   nextPanel: document.getElementById("next-panel"),
   next: document.getElementById("next-view"),
   whatIf: document.getElementById("what-if"),
+  copyLink: document.getElementById("copy-link"),
 };
 const PANELS = { heads: el.headsPanel, matrix: el.matrixPanel, math: el.mathPanel, next: el.nextPanel };
 const page = new URL("./", document.baseURI).href; // the figure's folder: index.html and sw.js
@@ -140,6 +142,7 @@ function render(state, previous) {
   setStatus(`Query «${label}» (token ${token + 1} of ${view.result.ids.length}) · layer ${state.layer}, head ${state.head} · ${source}`);
 }
 viewState.subscribe(render);
+viewState.subscribe(writeLink);
 
 function drawNotice(result) {
   const parts = [];
@@ -154,6 +157,7 @@ function drawNotice(result) {
     const earlier = result.tokensDropped === 1 ? "1 earlier token is" : `${result.tokensDropped} earlier tokens are`;
     parts.push(`Showing the last ${result.ids.length} tokens, the model's context (block_size); ${earlier} not shown.`);
   }
+  parts.push(...link.changes); // what a link asked for that could not be shown (until the next edit)
   el.notice.textContent = parts.join(" ");
   el.notice.hidden = parts.length === 0;
 }
@@ -172,6 +176,28 @@ function queryAfter(previous, result, token) {
   return unchanged ? token : T - 1;
 }
 
+/* A link's view (url-state.js): read at start; its token is applied to the first live result. */
+const link = { view: {}, changes: [], token: undefined, maxChars: Infinity, written: false };
+
+/** Write the view into the address (history.replaceState: no history entry per keystroke). */
+function writeLink(state) {
+  if (!view.result || view.result.precomputed && !link.written) return;
+  const fragment = linkFor(Array.from(queue.text).slice(-link.maxChars).join(""), state); // what the figure uses
+  if (location.hash !== fragment) history.replaceState(history.state, "", fragment);
+  link.written = true;
+}
+
+/* The first live result: the link's token, moved to the last token when the text is shorter. */
+function applyLinkToken(result) {
+  const { token } = link;
+  link.token = undefined;
+  const T = result.ids.length;
+  if (token === undefined || T === 0) return;
+  if (token >= T) link.changes.push(`The link asked for token ${token + 1}; the text has ${T}, so the last is selected.`);
+  viewState.update({ token: Math.min(token, T - 1) });
+  drawNotice(result);
+}
+
 let resultsShown = 0;
 
 function show(result) {
@@ -182,6 +208,7 @@ function show(result) {
   drawNotice(result);
   if (result.ids.length === 0) setStatus("Empty text: type a sentence to see how its tokens attend to each other.");
   viewState.update({ token, preview: null });
+  if (!result.precomputed) applyLinkToken(result);
 }
 
 async function resolveWaiters() {
@@ -249,6 +276,16 @@ function whenShown(seq) {
 
 function pickToken(index) {
   viewState.update({ token: index, preview: null });
+}
+
+/* "Copy link": the address, which holds the view (writeLink). */
+async function copyLink() {
+  try {
+    await navigator.clipboard.writeText(location.href);
+    setStatus("Link copied: it opens this text, layer, head and token.");
+  } catch {
+    setStatus("The browser did not allow copying: copy the address bar, which holds this view.");
+  }
 }
 
 function toggleKnockout(layer, head) {
@@ -453,8 +490,21 @@ async function showManifest(manifest) {
   view.matrix = createMatrix(el.matrix, pickToken);
   view.math = createMathPanel(el.math, (whatIf) => viewState.update({ whatIf }));
   view.next = createNextToken(el.next, config, toggleKnockout);
-  viewState.update({ layer: defaultView.layer, head: defaultView.head, token: defaultView.token });
-  showPrecomputed(defaultView, config);
+  Object.assign(link, readLink(location.hash, config, manifest.max_text_chars), { maxChars: manifest.max_text_chars });
+  const { text, layer, head, token, panels } = link.view;
+  const linked = text !== undefined && text !== defaultView.text;
+  viewState.update({ layer: layer ?? defaultView.layer, head: head ?? defaultView.head, token: linked ? Number.MAX_SAFE_INTEGER : defaultView.token, panels: panels ?? {} });
+  link.token = token ?? (linked ? undefined : defaultView.token);
+  if (linked) {
+    el.text.value = text; // drawn once Python has tokenized it; the precomputed view is the default sentence's
+    queue.text = text;
+    setStatus("Computing this link's text… (the live model is loading)");
+    el.notice.textContent = link.changes.join(" ");
+    el.notice.hidden = link.changes.length === 0;
+  } else {
+    queue.text = defaultView.text;
+    showPrecomputed(defaultView, config);
+  }
   await afterPaint();
   performance.mark("attention-live:first-paint");
 }
@@ -490,10 +540,12 @@ function start() {
   if (root.dataset.preflight === "failed") return; // preflight.js has said why the figure cannot run here
   window.attentionLive = api;
   el.text.addEventListener("input", (event) => {
+    link.changes = []; // the reader has moved on from the link
     if (view.result?.precomputed) forgetPrecomputed();
     submit(el.text.value, event.timeStamp).catch(() => {}); // after a failed start the status already says why
   });
   el.retry.addEventListener("click", attempt);
+  el.copyLink.addEventListener("click", copyLink);
   for (const [name, panel] of Object.entries(PANELS)) {
     panel.addEventListener("toggle", () => {
       if (viewState.get().panels[name] !== panel.open) viewState.update({ panels: { [name]: panel.open } });

@@ -1,0 +1,90 @@
+"""Links that restore the view (issue 12, part 1): the address's fragment holds text, layer, head,
+token (1-based, as on screen) and the open panels; bad values fall back to the nearest valid view
+and the page says what it changed. Checked in headless Chromium against CPython's Figure."""
+
+from urllib.parse import parse_qs, quote, urlencode
+
+import pytest
+
+from figure_page import FigurePage, browser_context, check_view
+
+TEXT = "Alice said nothing, and the Queen said nothing either"
+
+
+@pytest.fixture(scope="module")
+def context(playwright):
+    with browser_context(playwright) as context:
+        context.grant_permissions(["clipboard-read", "clipboard-write"])
+        yield context
+
+
+@pytest.fixture
+def opened(context, origin):
+    """Open origin/ with a fragment: returns (FigurePage, problems)."""
+    pages, problems = [], []
+
+    def open_link(fragment):
+        page = context.new_page()
+        page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+        page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+        pages.append(page)
+        figure_page = FigurePage(page)
+        figure_page.open(f"{origin}/#{fragment}")
+        return figure_page
+
+    yield open_link, problems
+    for page in pages:
+        page.close()
+    assert not problems, problems
+
+
+def notice(figure_page):
+    return figure_page.page.locator("#notice").text_content()
+
+
+def test_a_link_restores_the_view_and_survives_a_reload(opened, figure):
+    open_link, _ = opened
+    page = open_link(urlencode({"text": TEXT, "layer": 1, "head": 2, "token": 4, "panels": "matrix"}, quote_via=quote))
+    for _ in range(2):
+        state = page.state()
+        assert (state["text"], state["layer"], state["head"], state["token"]) == (TEXT, 1, 2, 3)
+        assert state["panels"] == {"heads": False, "matrix": True, "math": False, "next": False}
+        assert page.page.locator("#matrix-panel").get_attribute("open") is not None
+        check_view(page, figure)
+        page.page.reload()
+        assert page.settled() == "ready"
+
+
+def test_the_address_follows_the_view_without_new_history_entries(opened, figure):
+    open_link, _ = opened
+    page = open_link("")
+    entries = page.page.evaluate("history.length")
+    page.type("The Hatter")
+    page.select(layer=2, head=1, token=1)
+    fragment = page.page.evaluate("location.hash")
+    assert parse_qs(fragment[1:]) == {"text": ["The Hatter"], "layer": ["2"], "head": ["1"], "token": ["2"]}
+    assert page.page.evaluate("history.length") == entries
+    page.page.locator("#copy-link").click()
+    page.wait_until("() => document.getElementById('status').textContent.startsWith('Link copied')", None)
+    assert page.page.evaluate("navigator.clipboard.readText()") == page.page.evaluate("location.href")
+
+
+@pytest.mark.parametrize("fragment, changed, want", [
+    ("text=Alice%20said&layer=9&head=0", ["layer 9; this model has 2, so layer 2", "head 0; this model has 4, so head 1"], (2, 1)),
+    ("text=Alice%20said&head=abc&token=40", ['head "abc" is not a number', "token 40; the text has 2, so the last"], (None, 1)),
+    ("text=Alice%E0%A4%20said", ["not valid percent-encoding"], (None, None)),
+    ("text=" + "a" * 3000, ["3,000 characters; only its last 2,048"], (None, None)),
+    ("text=Alice&panels=matrix,nope", ["panels this figure does not have (nope)"], (None, None)),
+])
+def test_a_bad_link_falls_back_and_says_what_it_changed(opened, figure, fragment, changed, want):
+    open_link, _ = opened
+    page = open_link(fragment)
+    page.wait_until("() => !document.getElementById('notice').hidden", None)
+    for words in changed:
+        assert words in notice(page), notice(page)
+    state = page.state()
+    layer, head = want
+    assert layer is None or state["layer"] == layer
+    assert head is None or state["head"] == head
+    assert state["token"] == len(state["ids"]) - 1
+    check_view(page, figure)

@@ -1,0 +1,73 @@
+/* The view in the address's fragment, so that a link restores it (never sent to a server):
+ *
+ *   #text=Then%20the%20Queen…&layer=2&head=3&token=7&panels=heads,matrix
+ *
+ * URLSearchParams syntax. readLink reads it once at start, checking every value against the model and
+ * saying what it changed; linkFor writes the view back (app.js calls history.replaceState with it, so
+ * typing adds no history entries).
+ */
+
+const PANELS = ["heads", "matrix", "math", "next"];
+
+/* The nearest whole number from low to high for a link's value, or null for one that is not a number. */
+function nearest(value, low, high) {
+  const number = Number(value);
+  if (value.trim() === "" || !Number.isFinite(number)) return null;
+  return Math.min(high, Math.max(low, Math.round(number)));
+}
+
+/** The view a fragment asks for. `hash` is location.hash; `config` the model's (n_layer, n_head);
+ *  `maxChars` the longest text the figure uses. Returns {view, changes}: view holds only the fields
+ *  the link gave (text, layer, head, token 0-based, panels {name: true}), each made valid; changes
+ *  lists sentences saying what was changed and why. The token is checked against the text later,
+ *  once it is tokenized (see app.js). */
+export function readLink(hash, config, maxChars) {
+  const view = {};
+  const changes = [];
+  const raw = hash.replace(/^#/, "");
+  if (raw === "") return { view, changes };
+  try {
+    decodeURIComponent(raw.replace(/\+/g, " "));
+  } catch {
+    changes.push("Part of the link was not valid percent-encoding; it is read with � in its place.");
+  }
+  const params = new URLSearchParams(raw);
+  if (params.has("text")) {
+    let text = params.get("text");
+    const chars = Array.from(text);
+    if (chars.length > maxChars) {
+      text = chars.slice(-maxChars).join("");
+      changes.push(`The link's text has ${chars.length.toLocaleString("en")} characters; only its last ${maxChars.toLocaleString("en")} are used.`);
+    }
+    view.text = text;
+  }
+  for (const [name, high] of [["layer", config.n_layer], ["head", config.n_head]]) {
+    if (!params.has(name)) continue;
+    const asked = params.get(name);
+    const value = nearest(asked, 1, high);
+    if (value === null) changes.push(`The link's ${name} "${asked}" is not a number; ${name} 1 is shown.`);
+    else if (String(value) !== asked.trim()) changes.push(`The link asked for ${name} ${asked}; this model has ${high}, so ${name} ${value} is shown.`);
+    view[name] = value ?? 1;
+  }
+  if (params.has("token")) {
+    const asked = params.get("token");
+    const value = nearest(asked, 1, Number.MAX_SAFE_INTEGER);
+    if (value === null) changes.push(`The link's token "${asked}" is not a number; the last token is selected.`);
+    else view.token = value - 1; // 1-based in links, as on screen
+  }
+  if (params.has("panels")) {
+    const names = params.get("panels").split(",").filter((name) => name !== "");
+    const unknown = names.filter((name) => !PANELS.includes(name));
+    if (unknown.length) changes.push(`The link names panels this figure does not have (${unknown.join(", ")}); they are left out.`);
+    view.panels = Object.fromEntries(PANELS.map((name) => [name, names.includes(name)]));
+  }
+  return { view, changes };
+}
+
+/** The fragment for `text` and the view state (token 1-based, as on screen; the open panels). */
+export function linkFor(text, state) {
+  const params = new URLSearchParams({ text, layer: String(state.layer), head: String(state.head), token: String(state.token + 1) });
+  const open = PANELS.filter((name) => state.panels[name]);
+  if (open.length) params.set("panels", open.join(","));
+  return `#${params.toString()}`;
+}
