@@ -61,6 +61,7 @@ def test_the_address_follows_the_view_without_new_history_entries(opened, figure
     entries = page.page.evaluate("history.length")
     page.type("The Hatter")
     page.select(layer=2, head=1, token=1)
+    page.wait_until("() => location.hash.includes('layer=2&head=1&token=2')", None)  # written at most every 200 ms
     fragment = page.page.evaluate("location.hash")
     assert parse_qs(fragment[1:]) == {"text": ["The Hatter"], "layer": ["2"], "head": ["1"], "token": ["2"]}
     assert page.page.evaluate("history.length") == entries

@@ -124,22 +124,21 @@ function render(state, previous) {
   const live = Boolean(view.result && !view.result.precomputed); // what-ifs need the live model (not while loading)
   view.math?.enable(live);
   view.next?.enable(live);
-  if (!view.result) return;
+  const { result } = view;
+  if (!result) return;
   askPython(state);
-  const result = view.result;
   if (state.panels.heads && view.headsGrid) view.headsGrid.draw(result, state);
   if (state.panels.matrix && view.matrix) view.matrix.draw(result, state);
-  if (view.result.ids.length === 0) return;
-  markReused(el.tokens, state.panels.math && view.result.cache ? view.result.cache.reused : 0);
-  const explained = answers.get("explain", view.result, state);
-  if (state.panels.math && view.math && explained) view.math.draw(explained, view.result.labels, view.result.cache);
-  const token = state.preview ?? state.token;
   const T = result.ids.length;
+  if (T === 0) return;
+  markReused(el.tokens, state.panels.math && result.cache ? result.cache.reused : 0);
+  const explained = answers.get("explain", result, state);
+  if (state.panels.math && view.math && explained) view.math.draw(explained, result.labels, result.cache);
+  const token = state.preview ?? state.token;
   const row = result.attention.subarray(headOffset(result, state.layer, state.head) + token * T).subarray(0, T);
   drawWeights(el.tokens, row, token, state.preview !== null, keysSeen(result, state, token) === token + 1);
-  const label = view.result.labels[token];
-  const source = view.result.precomputed ? "precomputed at build time" : "computed live in this tab";
-  setStatus(`Query «${label}» (token ${token + 1} of ${view.result.ids.length}) · layer ${state.layer}, head ${state.head} · ${source}`);
+  const source = result.precomputed ? "precomputed at build time" : "computed live in this tab";
+  setStatus(`Query «${result.labels[token]}» (token ${token + 1} of ${T}) · layer ${state.layer}, head ${state.head} · ${source}`);
 }
 viewState.subscribe(render);
 viewState.subscribe(writeLink);
@@ -177,14 +176,20 @@ function queryAfter(previous, result, token) {
 }
 
 /* A link's view (url-state.js): read at start; its token is applied to the first live result. */
-const link = { view: {}, changes: [], token: undefined, maxChars: Infinity, written: false };
+const link = { view: {}, changes: [], token: undefined, maxChars: Infinity, written: false, timer: null };
+const LINK_PAUSE_MS = 200;
 
-/** Write the view into the address (history.replaceState: no history entry per keystroke). */
-function writeLink(state) {
-  if (!view.result || view.result.precomputed && !link.written) return;
-  const fragment = linkFor(Array.from(queue.text).slice(-link.maxChars).join(""), state); // what the figure uses
-  if (location.hash !== fragment) history.replaceState(history.state, "", fragment);
-  link.written = true;
+/** Write the view into the address (history.replaceState: no history entry per keystroke), at most
+ *  once per LINK_PAUSE_MS: browsers ignore, with a warning, more than about 100 calls in 10 s. */
+function writeLink() {
+  if (!view.result || view.result.precomputed && !link.written || link.timer) return;
+  link.timer = setTimeout(() => {
+    link.timer = null;
+    const text = queue.text.length > link.maxChars ? Array.from(queue.text).slice(-link.maxChars).join("") : queue.text; // what the figure uses
+    const fragment = linkFor(text, viewState.get());
+    if (location.hash !== fragment) history.replaceState(history.state, "", fragment);
+    link.written = true;
+  }, LINK_PAUSE_MS);
 }
 
 /* The first live result: the link's token, moved to the last token when the text is shorter. */
@@ -370,7 +375,8 @@ const api = {
     const now = viewState.get();
     const result = view.result;
     const T = result ? result.ids.length : 0;
-    const matrix = T === 0 ? null : result.attention.subarray(headOffset(result, now.layer, now.head), headOffset(result, now.layer, now.head) + T * T);
+    const offset = T === 0 ? 0 : headOffset(result, now.layer, now.head);
+    const matrix = T === 0 ? null : result.attention.subarray(offset, offset + T * T);
     return {
       build: manifest?.build ?? null,
       text: result ? result.text : el.text.value,

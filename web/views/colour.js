@@ -17,7 +17,7 @@ const DARKEST = 0.36;
 const MAX_CHROMA = 0.16;
 
 /** rgb of masked cells (keys after the query): a grey of no hue, unlike every colour of the ramp. */
-export const MASKED_RGB = [196, 196, 196];
+const MASKED_RGB = [196, 196, 196];
 
 function linearToByte(c) {
   const encoded = c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055;
@@ -71,11 +71,6 @@ function step(weight) {
   return weight >= 1 ? STEPS - 1 : weight > 0 ? Math.round(weight * (STEPS - 1)) : 0;
 }
 
-/** The ramp's rgb bytes [r, g, b] for a weight (probability, 0..1; clamped). */
-export function weightRgb(weight) {
-  return TABLE[step(weight)];
-}
-
 const CSS = TABLE.map(([r, g, b]) => `rgb(${r} ${g} ${b})`);
 
 /** CSS colour of a weight, for DOM elements (chips, legend). */
@@ -107,20 +102,12 @@ export function weightPixel(weight) {
  * near-white at 0, blue for positive values and orange (hue 50°) for negative ones, so that the size
  * of a number reads as darkness in both directions. */
 const NEGATIVE_HUE = (50 * Math.PI) / 180;
-const SIGNED = { positive: TABLE, negative: Array.from({ length: STEPS }, (_, i) => rampColour(i / (STEPS - 1), NEGATIVE_HUE)) };
-const SIGNED_PACKED = { positive: PACKED, negative: Uint32Array.from(SIGNED.negative, pack) };
+const NEGATIVE_PACKED = Uint32Array.from({ length: STEPS }, (_, i) => pack(rampColour(i / (STEPS - 1), NEGATIVE_HUE)));
 
 /** The packed ImageData pixel of a signed number `value` on a scale from -limit to +limit (clamped). */
 export function signedPixel(value, limit) {
   const t = limit > 0 ? value / limit : 0;
-  return (t < 0 ? SIGNED_PACKED.negative : SIGNED_PACKED.positive)[step(Math.abs(t))];
-}
-
-/** CSS colour of a signed number on a scale from -limit to +limit (clamped), for the legend. */
-export function signedCss(value, limit) {
-  const t = limit > 0 ? value / limit : 0;
-  const [r, g, b] = (t < 0 ? SIGNED.negative : SIGNED.positive)[step(Math.abs(t))];
-  return `rgb(${r} ${g} ${b})`;
+  return (t < 0 ? NEGATIVE_PACKED : PACKED)[step(Math.abs(t))];
 }
 
 /** The legend: a bar of the ramp from 0% to 100% and a swatch for masked keys, into `container`. */

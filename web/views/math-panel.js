@@ -14,20 +14,10 @@
  * and draws them.
  */
 import { signedPixel } from "./colour.js";
+import { element, setText } from "./dom.js";
 import { percent, strongestKeys } from "./numbers.js";
 
 const CELL_PX = 5; // CSS px per strip cell
-
-function setText(node, text) {
-  if (node.textContent !== text) node.textContent = text;
-}
-
-function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 const fixed = (x, digits = 3) => (x < 0 ? "−" : "") + Math.abs(x).toFixed(digits); // a true minus sign
 

@@ -17,6 +17,7 @@
  * the query, Home and End to the first and last token; Left and Right move the key read out.
  */
 import { firstChangedRow, paintHeatmap } from "./heatmap.js";
+import { element, setText } from "./dom.js";
 import { headOffset, keysSeen, percent, strongestKeys } from "./numbers.js";
 
 const MIN_CELL = 3; // CSS px: 128 tokens still readable
@@ -25,17 +26,6 @@ const MAX_WIDTH = 480; // CSS px the cells fill at most
 const ROW_LABELS = 96; // CSS px of the row labels' column (style.css: .matrix-rows), left out when sizing the cells
 const LABEL_PX = 13; // a label needs this much room; thinner cells label every k-th token
 const TABLE_PAUSE_MS = 400;
-
-function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function setText(node, text) {
-  if (node.textContent !== text) node.textContent = text;
-}
 
 export function createMatrix(container, onPick) {
   const canvas = element("canvas");

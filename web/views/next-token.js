@@ -10,13 +10,7 @@
  * delta?}], next: {id, label, p, rank} | null, knockout}), and the view state. Numbers are Python's.
  */
 import { percent } from "./numbers.js";
-
-function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
+import { element } from "./dom.js";
 
 const points = (delta) => `${delta < 0 ? "−" : "+"}${Math.abs(100 * delta).toFixed(1)} pts`;
 

@@ -1,0 +1,14 @@
+/* The two DOM helpers every view uses. Text is always set as text content, never parsed as HTML. */
+
+/** A new `tag` element with an optional class and text. */
+export function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/** Set `node`'s text only if it differs: an unchanged text costs the page no new layout. */
+export function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
