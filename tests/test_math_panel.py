@@ -227,7 +227,7 @@ def test_with_a_what_if_on_set_text_and_select_resolve_on_the_what_if_numbers(pa
 
 def test_a_knockout_keeps_the_text_the_figure_was_given(page):
     page.open_panel("next")
-    page.set_text("a\r\nb")
+    page.set_text("a\tb")
     before = page.state()
     page.page.locator(".knockouts button[data-layer='1'][data-head='1']").click()
     page.wait_until("() => window.attentionLive.state().knockout.length === 1", None)

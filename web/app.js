@@ -266,7 +266,7 @@ async function pump() {
 
 function submit(text, inputTime = undefined) {
   if (root.dataset.state === "error") return Promise.reject(new Error(el.status.textContent));
-  queue.text = text; // the text the figure was last given (the box may show it normalised)
+  queue.text = text; // the text the figure was last given: what the box holds (intoBox)
   queue.requested += 1;
   queue.newest = { seq: queue.requested, text, inputTime };
   const shown = whenShown(queue.requested);
@@ -277,6 +277,16 @@ function submit(text, inputTime = undefined) {
 /** Resolves once the text of request `seq` (or a newer one) is on screen. */
 function whenShown(seq) {
   return new Promise((resolve, reject) => queue.waiters.push({ seq, resolve, reject }));
+}
+
+/** Put `text` in the text box and return what the box holds, which is the figure's text from then on.
+ *  One rule for line breaks, wherever a text comes from (typing, pasting, setText, a link, a message):
+ *  a text box turns "\r\n" and "\r" into "\n" (HTML's newline normalisation of a textarea's value),
+ *  so the figure does too, and state().text, the box and the chips always describe the same string.
+ *  (Python's tokenizer itself keeps "\r": ids and labels of a text given to Figure.analyse.) */
+function intoBox(text) {
+  el.text.value = text;
+  return el.text.value;
 }
 
 function pickToken(index) {
@@ -328,11 +338,11 @@ const api = {
   get ready() {
     return ready;
   },
-  /** Replace the text; resolves once the page shows its tokens and attention. */
+  /** Replace the text (line breaks normalised as the box does: see intoBox); resolves once the page
+   *  shows its tokens and attention. */
   setText(text) {
     if (typeof text !== "string") return Promise.reject(new TypeError(`setText needs a string, got ${typeof text}`));
-    el.text.value = text; // the box shows it with line breaks normalised; the figure gets it as given
-    return submit(text);
+    return submit(intoBox(text));
   },
   /** Choose the view: layer and head 1-based as labelled, token 0-based among the shown tokens; a
    *  field left out keeps its value at the time the figure is ready. All fields are checked before
@@ -498,12 +508,11 @@ async function showManifest(manifest) {
   view.next = createNextToken(el.next, config, toggleKnockout);
   Object.assign(link, readLink(location.hash, config, manifest.max_text_chars), { maxChars: manifest.max_text_chars });
   const { text, layer, head, token, panels } = link.view;
-  const linked = text !== undefined && text !== defaultView.text;
+  const linked = text !== undefined && intoBox(text) !== defaultView.text;
   viewState.update({ layer: layer ?? defaultView.layer, head: head ?? defaultView.head, token: linked ? Number.MAX_SAFE_INTEGER : defaultView.token, panels: panels ?? {} });
   link.token = token ?? (linked ? undefined : defaultView.token);
   if (linked) {
-    el.text.value = text; // drawn once Python has tokenized it; the precomputed view is the default sentence's
-    queue.text = text;
+    queue.text = el.text.value; // drawn once Python has tokenized it; the precomputed view is the default sentence's
     setStatus("Computing this link's text… (the live model is loading)");
     el.notice.textContent = link.changes.join(" ");
     el.notice.hidden = link.changes.length === 0;
