@@ -5,6 +5,7 @@ that keep it off the network; ``dist/`` is served on 127.0.0.1 by build.py's own
 """
 
 import contextlib
+import http.server
 import json
 import threading
 
@@ -191,3 +192,36 @@ def serve_dist():
         build.build()
     with serving(build.make_server(0)) as url:
         yield url
+
+
+class ParentPage(http.server.BaseHTTPRequestHandler):
+    """A course page on another origin embedding the figure: ``body`` is its HTML, ``response_headers``
+    its headers (``headers`` is the request's, in http.server)."""
+
+    body, response_headers = "", {}
+
+    def do_GET(self):
+        body = self.body.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        for name, value in self.response_headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format, *args):
+        pass
+
+
+@contextlib.contextmanager
+def parent_page(playwright, body, headers=None, requests=None):
+    """A page of a course site (its own origin, another port of 127.0.0.1) with ``body`` and
+    ``headers``; yields the Playwright page, opened. ``requests``, a list, receives every URL requested."""
+    handler = type("Parent", (ParentPage,), {"body": body, "response_headers": headers or {}})
+    with serving(http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)) as url, browser_context(playwright) as context:
+        if requests is not None:
+            context.on("request", lambda request: requests.append(request.url))
+        page = context.new_page()
+        page.goto(url + "/")
+        yield page

@@ -25,7 +25,7 @@ from playwright.sync_api import Error as PlaywrightError
 import build
 from conftest import PATHOLOGICAL_TEXTS
 from source_tree import copy_sources, run_build
-from figure_page import MEMORY_ARGS, WAIT_MS, FigurePage, browser_context, check_view, memory_growth_mb, serving
+from figure_page import MEMORY_ARGS, WAIT_MS, FigurePage, browser_context, check_view, memory_growth_mb, parent_page, serving
 
 ERROR_WITHIN_MS = 3_000  # a failure found before Python starts is reported within this time
 LONGEST_TASK_MS = 200  # the cases file's bound on one main-thread task
@@ -182,35 +182,6 @@ def load_site(playwright, site, mime_types=None, headers=None, timeout=WAIT_MS):
         figure_page = FigurePage(context.new_page())
         figure_page.page.goto(url + "/")
         return figure_page.settled(timeout), figure_page.status()
-
-
-class ParentPage(http.server.BaseHTTPRequestHandler):
-    """A course page on another origin embedding the figure: ``body`` is its HTML, ``headers`` its headers."""
-
-    body, headers = "", {}
-
-    def do_GET(self):
-        body = self.body.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        for name, value in self.headers.items():
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format, *args):
-        pass
-
-
-@contextlib.contextmanager
-def parent_page(playwright, body, headers=None):
-    """A page of a course site (its own origin) with ``body``; yields the Playwright page."""
-    handler = type("Parent", (ParentPage,), {"body": body, "headers": headers or {}})
-    with serving(http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)) as url, browser_context(playwright) as context:
-        page = context.new_page()
-        page.goto(url + "/")
-        yield page
 
 
 def frame_state(page, index, timeout=WAIT_MS):

@@ -8,6 +8,7 @@
  *                                                               only the newest edit waits
  */
 import { createAnswers } from "./answers.js";
+import { readEmbedOptions, startEmbedding } from "./embed.js";
 import { PythonWorker } from "./worker-client.js";
 import { createViewState } from "./state.js";
 import { linkFor, readLink } from "./url-state.js";
@@ -53,6 +54,8 @@ const viewState = createViewState({
 });
 const queue = { text: "", newest: null, requested: 0, shown: 0, busy: false, waiters: [] };
 let worker = null; // the PythonWorker, once it is ready
+let embedding = null; // the message protocol with a host page (embed.js), once started
+const embedOptions = readEmbedOptions(location.search);
 let ready, readyResolve, readyReject; // a new promise for each attempt to load (see attempt)
 
 function newReadyPromise() {
@@ -142,6 +145,7 @@ function render(state, previous) {
 }
 viewState.subscribe(render);
 viewState.subscribe(writeLink);
+viewState.subscribe(() => embedding?.changed());
 
 function drawNotice(result) {
   const parts = [];
@@ -468,6 +472,7 @@ async function boot(manifest) {
     root.dataset.state = "ready";
     performance.mark("attention-live:live");
     readyResolve();
+    embedding.ready();
     keepForOffline(manifest);
   } catch (error) {
     fail(`The figure could not start: ${error.message}`);
@@ -507,6 +512,9 @@ async function showManifest(manifest) {
   view.math = createMathPanel(el.math, (whatIf) => viewState.update({ whatIf }));
   view.next = createNextToken(el.next, config, toggleKnockout);
   Object.assign(link, readLink(location.hash, config, manifest.max_text_chars), { maxChars: manifest.max_text_chars });
+  for (const value of embedOptions.rejected) {
+    link.changes.push(`The address's embed-origin "${value}" is not an origin (scheme://host, with :port if any, no path): the state is not sent to it.`);
+  }
   const { text, layer, head, token, panels } = link.view;
   const linked = text !== undefined && intoBox(text) !== defaultView.text;
   viewState.update({ layer: layer ?? defaultView.layer, head: head ?? defaultView.head, token: linked ? Number.MAX_SAFE_INTEGER : defaultView.token, panels: panels ?? {} });
@@ -554,6 +562,7 @@ function start() {
   if (window.attentionLive) return; // a second start on the same page is a no-op
   if (root.dataset.preflight === "failed") return; // preflight.js has said why the figure cannot run here
   window.attentionLive = api;
+  embedding = startEmbedding(api, embedOptions);
   el.text.addEventListener("input", (event) => {
     link.changes = []; // the reader has moved on from the link
     if (view.result?.precomputed) forgetPrecomputed();

@@ -1,0 +1,145 @@
+"""Embedding on another origin (issue 12, part 2): a host page served from a second origin (another
+port of 127.0.0.1) embeds the figure in an iframe and drives it with window.postMessage; the figure
+answers, says when it is ready and how tall its content is, and sends its state (which holds the
+visitor's text) only to an origin listed in its embed-origin parameter. Checked in headless Chromium;
+the figure's numbers against CPython's Figure."""
+
+import contextlib
+
+import numpy as np
+
+from figure_page import TOLERANCE, WAIT_MS, parent_page
+
+TEXT = "Alice looked at the Queen and said nothing."
+
+# The host: a course page that records every message from the figure, sizes the iframe to the height
+# it announces, and offers ask(message) (post with an id, resolve with the reply).
+HOST = """<!doctype html>
+<meta charset="utf-8"><title>Course page</title>
+<iframe id="figure" title="Attention, live" style="width: 600px; height: 300px; border: 0"></iframe>
+<script>
+  const figure = document.getElementById("figure");
+  window.received = [];
+  window.addEventListener("message", (event) => {
+    if (event.source !== figure.contentWindow) return;
+    received.push({ origin: event.origin, data: event.data });
+    if (event.data?.type === "attention-live:resize") figure.style.height = `${event.data.height}px`;
+  });
+  let nextId = 1;
+  window.send = (message) => figure.contentWindow.postMessage(message, "FIGURE_ORIGIN");
+  window.ask = (message) => {
+    const id = `q${nextId++}`;
+    send({ ...message, id });
+    return new Promise((resolve) => {
+      const check = () => {
+        const reply = received.find((m) => m.data?.type === "attention-live:reply" && m.data.id === id);
+        if (reply) resolve(reply.data); else setTimeout(check, 20);
+      };
+      check();
+    });
+  };
+  window.ofType = (type) => received.filter((m) => m.data?.type === type || m.data?.subject === type);
+  figure.src = "FIGURE_ORIGIN/?" + "QUERY".replace("HOST_ORIGIN", encodeURIComponent(location.origin));
+</script>
+"""
+
+
+@contextlib.contextmanager
+def host(playwright, origin, query):
+    """A host page on its own origin embedding the figure at ``origin`` with the query string ``query``
+    (HOST_ORIGIN in it stands for the host's own origin); yields (page, figure frame, problems,
+    host origin), and at the end asserts no page error or console error and that the figure's
+    requests stay on its origin."""
+    body = HOST.replace("FIGURE_ORIGIN", origin).replace("QUERY", query)
+    problems, requests = [], []
+    with parent_page(playwright, body, requests=requests) as page:
+        host_origin = page.evaluate("location.origin")
+        page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+        page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+        page.wait_for_function("() => ofType('attention-live:ready').length === 1", timeout=WAIT_MS)
+        frame = next(f for f in page.frames if f.url.startswith(origin + "/"))
+        yield page, frame, host_origin
+        assert not problems, problems
+        figure_requests = [url for url in requests if not url.startswith(host_origin + "/")]  # the host page itself
+        assert figure_requests and all(url.startswith(origin + "/") for url in figure_requests), figure_requests
+
+
+def test_a_host_drives_the_figure_with_messages(playwright, origin, figure):
+    with host(playwright, origin, "embed-origin=HOST_ORIGIN") as (page, frame, _):
+        ready = page.evaluate("ofType('attention-live:ready')")
+        assert ready[0]["origin"] == origin and ready[0]["data"] == {"type": "attention-live:ready"}
+        assert page.evaluate("m => ask(m)", {"type": "attention-live:setText", "text": TEXT}) == \
+            {"type": "attention-live:reply", "id": "q1", "ok": True}
+        assert frame.evaluate("window.attentionLive.state().text") == TEXT
+        assert page.evaluate("m => ask(m)", {"type": "attention-live:select", "layer": 2, "head": 3, "token": 5})["ok"]
+        page.evaluate("() => { received.length = 0; }")
+        assert page.evaluate("m => ask(m)", {"type": "attention-live:getState"})["ok"]
+        [message] = page.evaluate("ofType('attention-live:state')")
+        state = message["data"]["state"]
+        assert message["origin"] == origin and (state["text"], state["layer"], state["head"], state["token"]) == (TEXT, 2, 3, 5)
+        expected = figure.analyse(TEXT)
+        assert state["tokens"] == expected["labels"]
+        worst = float(np.max(np.abs(np.asarray(state["weights"]) - expected["attention"][1, 2, 5])))
+        print(f"largest difference from CPython: {worst:.3g}")
+        assert worst <= TOLERANCE
+
+        # every change of the view sends the state too (clicking a chip in the frame)
+        page.evaluate("() => { received.length = 0; }")
+        frame.locator(".chip[data-index='2']").click()
+        page.wait_for_function("() => ofType('attention-live:state').some(m => m.data.state.token === 2)")
+
+        # bad shapes get ok: false with the reason; unknown types and non-objects are ignored
+        bad = page.evaluate("""async () => [
+            await ask({ type: "attention-live:select", layer: 9 }),
+            await ask({ type: "attention-live:select", token: "2" }),
+            await ask({ type: "attention-live:setText", text: 42 }),
+        ]""")
+        assert [reply["ok"] for reply in bad] == [False, False, False]
+        assert "layer must be an integer from 1 to 2" in bad[0]["error"] and "token" in bad[1]["error"]
+        assert "string" in bad[2]["error"]
+        page.evaluate("""() => {
+            for (const m of [null, "attention-live:setText", 42, [], { type: 7 }, { type: "attention-live:nope", id: "x" },
+                             { type: "attention-live:reply", id: "y", ok: true }, { type: "other:setText", text: "no", id: "z" }]) send(m);
+        }""")
+        page.evaluate("m => ask(m)", {"type": "attention-live:getState"})  # answered after every message before it
+        assert not page.evaluate("received.filter(m => m.data?.type === 'attention-live:reply' && ['x', 'y', 'z'].includes(m.data.id))")
+        assert frame.evaluate("window.attentionLive.state().text") == TEXT
+
+        # a text from a message is data: markup in it is shown as text, never parsed
+        markup = '<img src="x" onerror="parent.postMessage(\'pwned\', \'*\')">said'
+        assert page.evaluate("m => ask(m)", {"type": "attention-live:setText", "text": markup})["ok"]
+        assert "".join(frame.evaluate("window.attentionLive.state().tokens")).replace("\u2423", " ") == markup
+        assert frame.locator("#tokens img").count() == 0
+        assert not page.evaluate("received.some(m => m.data === 'pwned')")
+
+
+def test_resize_reports_the_content_height(playwright, origin):
+    with host(playwright, origin, "lti=1") as (page, frame, _):
+        def fits():
+            """The figure's content height, once announced; the host has sized the iframe to it."""
+            height = frame.evaluate("Math.ceil(document.documentElement.getBoundingClientRect().height)")
+            page.wait_for_function("h => ofType('attention-live:resize').at(-1)?.data.height === h", arg=height)
+            page.wait_for_function("h => document.getElementById('figure').clientHeight === h", arg=height)
+            # the whole figure shows, with nothing to scroll
+            assert frame.evaluate("document.documentElement.scrollHeight <= document.documentElement.clientHeight")
+            assert page.evaluate("ofType('lti.frameResize').at(-1).data") == {"subject": "lti.frameResize", "height": height}
+            return height
+
+        ready = fits()
+        assert ready > 300  # more than the iframe's first 300 px
+        frame.locator("#heads-panel > summary").click()
+        assert fits() > ready + 100  # the heads grid made the figure taller
+
+
+def test_the_state_goes_only_to_a_listed_origin(playwright, origin):
+    for query in ["", "embed-origin=http%3A%2F%2F127.0.0.1%3A1", "embed-origin=*"]:
+        with host(playwright, origin, query) as (page, frame, _):
+            reply = page.evaluate("m => ask(m)", {"type": "attention-live:getState"})
+            assert not reply["ok"] and "embed-origin" in reply["error"]
+            assert page.evaluate("m => ask(m)", {"type": "attention-live:setText", "text": TEXT})["ok"]
+            frame.locator(".chip[data-index='1']").click()
+            page.evaluate("m => ask(m)", {"type": "attention-live:select", "token": 3})
+            assert not page.evaluate("ofType('attention-live:state')"), query
+            assert page.evaluate("ofType('lti.frameResize')") == []  # without ?lti=1
+            if query.endswith("*"):  # not an origin: the page says so
+                assert "is not an origin" in frame.locator("#notice").text_content()

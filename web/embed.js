@@ -1,0 +1,132 @@
+/* Embedding: the figure in an iframe of a course page on another origin. A host page talks to it with
+ * window.postMessage (same-origin hosts may also call window.attentionLive directly):
+ *
+ *   host → figure   {type: "attention-live:setText", text, id?}
+ *                   {type: "attention-live:select", layer?, head?, token?, id?}   (as attentionLive.select)
+ *                   {type: "attention-live:getState", id?}
+ *   figure → host   {type: "attention-live:reply", id, ok, error?}   to the sender, when it passed an id
+ *                   {type: "attention-live:ready"}                   to the parent, whatever its origin
+ *                   {type: "attention-live:resize", height}          to the parent, whatever its origin:
+ *                                                                    the content height in CSS px, on every change
+ *                   {subject: "lti.frameResize", height}             the same, for Canvas, with ?lti=1
+ *                   {type: "attention-live:state", state}            as attentionLive.state(), on every change and
+ *                                                                    on getState, only to an origin listed in
+ *                                                                    ?embed-origin= (it holds the visitor's text)
+ *
+ * Only messages from the parent window are read; any other message, of an unknown type or a bad shape,
+ * is ignored without an error (a bad shape with an id gets a reply with ok: false). Texts from messages
+ * go through attentionLive.setText like any other: data, never code.
+ */
+
+const PREFIX = "attention-live:";
+
+/** The page's embedding options from its query string (`search`, location.search):
+ *  {origins: exact origins allowed to receive the state (embed-origin, repeated or comma-separated),
+ *   rejected: values of embed-origin that are not an origin, lti: true with lti=1}. */
+export function readEmbedOptions(search) {
+  const params = new URLSearchParams(search);
+  const values = params.getAll("embed-origin").flatMap((value) => value.split(",")).map((value) => value.trim()).filter(Boolean);
+  const isOrigin = (value) => {
+    try {
+      const url = new URL(value);
+      return url.origin !== "null" && url.origin === value;
+    } catch {
+      return false;
+    }
+  };
+  return { origins: values.filter(isOrigin), rejected: values.filter((value) => !isOrigin(value)), lti: params.get("lti") === "1" };
+}
+
+/** Start the protocol for `api` (window.attentionLive) with `options` (readEmbedOptions). Returns
+ *  {ready(): announce that the live figure is ready, changed(): the view changed (the state is sent,
+ *  at most once per frame, where allowed)}; both do nothing outside an iframe. */
+export function startEmbedding(api, options) {
+  const parent = window.parent;
+  const embedded = parent !== window;
+  let hostOrigin = null; // the parent's origin, once a message from it has said so
+  let stateQueued = false;
+
+  /* The parent's origin, where the browser tells: Chromium's and Safari's ancestorOrigins, the origin
+   * of a message it sent, or the referrer; null when unknown. */
+  function parentOrigin() {
+    if (location.ancestorOrigins?.length) return location.ancestorOrigins[0];
+    if (hostOrigin) return hostOrigin;
+    try {
+      return document.referrer ? new URL(document.referrer).origin : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /* Where the state may go: the parent's origin if it is listed; with the parent's origin unknown,
+   * each listed origin (the browser delivers to the one that matches, if any). Never "*". */
+  function stateTargets() {
+    if (!embedded) return [];
+    const known = parentOrigin();
+    if (known === null) return options.origins;
+    return options.origins.includes(known) ? [known] : [];
+  }
+
+  function sendState() {
+    const targets = stateTargets();
+    if (targets.length === 0) return false;
+    const message = { type: `${PREFIX}state`, state: api.state() };
+    for (const origin of targets) parent.postMessage(message, origin);
+    return true;
+  }
+
+  function toParent(message) {
+    if (embedded) parent.postMessage(message, "*"); // nothing the visitor typed: any parent may know
+  }
+
+  let height = -1;
+  function sendHeight() {
+    const now = Math.ceil(document.documentElement.getBoundingClientRect().height); // content, not the frame
+    if (now === height) return;
+    height = now;
+    toParent({ type: `${PREFIX}resize`, height });
+    if (options.lti) toParent({ subject: "lti.frameResize", height });
+  }
+
+  const handlers = {
+    setText: (data) => api.setText(data.text),
+    select: (data) => api.select({ layer: data.layer, head: data.head, token: data.token }),
+    getState: async () => {
+      if (!sendState()) throw new Error("this figure sends its state only to the origins listed in its embed-origin parameter");
+    },
+  };
+
+  async function onMessage(event) {
+    if (!embedded || event.source !== parent) return;
+    const { data } = event;
+    if (data === null || typeof data !== "object" || typeof data.type !== "string" || !data.type.startsWith(PREFIX)) return;
+    if (event.origin !== "null") hostOrigin = event.origin;
+    const handler = Object.hasOwn(handlers, data.type.slice(PREFIX.length)) ? handlers[data.type.slice(PREFIX.length)] : null;
+    if (handler === null) return; // an unknown type (our own messages, sent back, among them)
+    let reply;
+    try {
+      await handler(data);
+      reply = { type: `${PREFIX}reply`, id: data.id, ok: true };
+    } catch (error) {
+      reply = { type: `${PREFIX}reply`, id: data.id, ok: false, error: String(error?.message ?? error) };
+    }
+    if (data.id !== undefined) event.source.postMessage(reply, event.origin === "null" ? "*" : event.origin);
+  }
+
+  if (embedded) {
+    window.addEventListener("message", (event) => { onMessage(event).catch(() => {}); });
+    new ResizeObserver(sendHeight).observe(document.documentElement);
+  }
+
+  return {
+    ready: () => toParent({ type: `${PREFIX}ready` }),
+    changed() {
+      if (!embedded || stateQueued || options.origins.length === 0) return;
+      stateQueued = true;
+      requestAnimationFrame(() => {
+        stateQueued = false;
+        sendState();
+      });
+    },
+  };
+}
