@@ -79,6 +79,6 @@ def browser_page(origin, playwright):
         figure_page.open(origin + "/")
         yield figure_page, problems, requests
     assert not problems, problems
-    foreign = [url for url in requests if not url.startswith(origin + "/")]
+    foreign = [url for url in requests if not url.startswith((origin + "/", f"blob:{origin}/"))]  # blob: the page's own data
     assert not foreign, f"requests left the page's origin: {foreign}"
     assert any(url.endswith(".wasm") for url in requests), "the worker's requests were not observed"

@@ -27,6 +27,10 @@ export function createAnswers(current, onAnswer) {
       const key = KINDS[kind].key(result, state);
       return held[kind]?.key === key ? held[kind].value : null;
     },
+    /** The answer of `kind` for `result` and `state`: the one held, or asked of `worker` now (a Promise). */
+    async wait(kind, worker, result, state) {
+      return this.get(kind, result, state) ?? worker.ask(kind, KINDS[kind].fields(state));
+    },
     /** Ask `worker` for `kind` for `result` and `state`, unless that answer is held or on its way. */
     ask(kind, worker, result, state) {
       const key = KINDS[kind].key(result, state);

@@ -9,6 +9,7 @@
  */
 import { createAnswers } from "./answers.js";
 import { readEmbedOptions, startEmbedding } from "./embed.js";
+import { exportFigure } from "./export.js";
 import { PythonWorker } from "./worker-client.js";
 import { createViewState } from "./state.js";
 import { linkFor, readLink } from "./url-state.js";
@@ -19,7 +20,7 @@ import { createMathPanel } from "./views/math-panel.js";
 import { createMatrix } from "./views/matrix.js";
 import { createNextToken } from "./views/next-token.js";
 import { drawWhatIfBanner } from "./views/what-if-banner.js";
-import { headOffset, keysSeen } from "./views/numbers.js";
+import { headOffset, keysSeen, queryText } from "./views/numbers.js";
 
 const root = document.documentElement;
 const el = {
@@ -42,6 +43,8 @@ const el = {
   next: document.getElementById("next-view"),
   whatIf: document.getElementById("what-if"),
   copyLink: document.getElementById("copy-link"),
+  saveButtons: document.querySelectorAll("button[data-save]"),
+  figure: document.querySelector(".figure"),
 };
 const PANELS = { heads: el.headsPanel, matrix: el.matrixPanel, math: el.mathPanel, next: el.nextPanel };
 const page = new URL("./", document.baseURI).href; // the figure's folder: index.html and sw.js
@@ -141,7 +144,7 @@ function render(state, previous) {
   const row = result.attention.subarray(headOffset(result, state.layer, state.head) + token * T).subarray(0, T);
   drawWeights(el.tokens, row, token, state.preview !== null, keysSeen(result, state, token) === token + 1);
   const source = result.precomputed ? "precomputed at build time" : "computed live in this tab";
-  setStatus(`Query «${result.labels[token]}» (token ${token + 1} of ${T}) · layer ${state.layer}, head ${state.head} · ${source}`);
+  setStatus(`Query ${queryText(result.labels, token)} · layer ${state.layer}, head ${state.head} · ${source}`);
 }
 viewState.subscribe(render);
 viewState.subscribe(writeLink);
@@ -307,6 +310,21 @@ async function copyLink() {
   }
 }
 
+/* "Save PNG" and "Save SVG": the image of the view (api.exportImage), downloaded under its own name. */
+async function save(format) {
+  try {
+    const file = await api.exportImage({ format });
+    const link = document.createElement("a");
+    link.href = URL.createObjectURL(file);
+    link.download = file.name;
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(link.href), 60000); // the download has started well before
+    setStatus(`Saved ${file.name} (${(file.size / 1024).toFixed(0)} KB).`);
+  } catch (error) {
+    setStatus(`The image could not be made: ${error.message}`);
+  }
+}
+
 function toggleKnockout(layer, head) {
   const { knockout } = viewState.get();
   const on = knockout.some(([l, h]) => l === layer && h === head);
@@ -379,6 +397,21 @@ const api = {
       checkedNumber(pair?.head, 1, view.config.n_head, "knockout head")]); // Array.from visits holes too
     const answer = await worker.ask("predict", { token: choice.token, top, knockout: pairs });
     return { ...answer, knockout: answer.knockout.map(([l, h]) => ({ layer: l, head: h })) };
+  },
+  /** An image of what the figure shows (export.js): the chips, the legend and the open panels, with a
+   *  caption naming the model, layer, head and query; `format` "svg" or "png" (twice the CSS pixel
+   *  size, or the device pixel ratio if larger). Resolves to a File (a Blob with a name such as
+   *  "attention-live-then-the-queen-l2h3.svg") once the text on its way, if any, is shown. */
+  async exportImage({ format = "png" } = {}) {
+    if (format !== "svg" && format !== "png") throw new TypeError(`format must be "svg" or "png", got ${JSON.stringify(format)}`);
+    if (!view.result) await ready; // a link's text is drawn once Python runs
+    if (queue.requested > queue.shown) await whenShown(queue.requested);
+    const state = viewState.get();
+    const { result } = view;
+    const live = worker && !result.precomputed && result.ids.length > 0;
+    const answer = async (kind) => (state.panels[kind === "explain" ? "math" : "next"] && live ? answers.wait(kind, worker, result, state) : null);
+    const [explained, predicted] = await Promise.all([answer("explain"), answer("predict")]);
+    return exportFigure({ result, state, config: view.config, explained, predicted, width: el.figure.clientWidth }, format);
   },
   /** The view on screen: weights is the selected attention row (probabilities of keys 0..T-1, the
    *  what-if row while one is on); matrix the selected head's T × T rows as drawn (row i: query i's
@@ -570,6 +603,7 @@ function start() {
   });
   el.retry.addEventListener("click", attempt);
   el.copyLink.addEventListener("click", copyLink);
+  for (const button of el.saveButtons) button.addEventListener("click", () => save(button.dataset.save));
   for (const [name, panel] of Object.entries(PANELS)) {
     panel.addEventListener("toggle", () => {
       if (viewState.get().panels[name] !== panel.open) viewState.update({ panels: { [name]: panel.open } });

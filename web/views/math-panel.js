@@ -17,12 +17,13 @@ import { signedPixel } from "./colour.js";
 import { element, setText } from "./dom.js";
 import { percent, strongestKeys } from "./numbers.js";
 
-const CELL_PX = 5; // CSS px per strip cell
+export const CELL_PX = 5; // CSS px per strip cell
 
 const fixed = (x, digits = 3) => (x < 0 ? "−" : "") + Math.abs(x).toFixed(digits); // a true minus sign
 
-/* A canvas of rows × columns signed numbers, one pixel per cell, scaled up by CSS. */
-function paintStrip(canvas, rows, limit) {
+/** Paint `rows` (rows × columns signed numbers) into `canvas`, one pixel per cell on colour.js's diverging
+ *  scale from -limit to +limit, and size it CELL_PX CSS px per cell. */
+export function paintStrip(canvas, rows, limit) {
   const height = rows.length;
   const width = rows[0]?.length ?? 0;
   if (canvas.width !== Math.max(width, 1) || canvas.height !== Math.max(height, 1)) {
@@ -36,6 +37,52 @@ function paintStrip(canvas, rows, limit) {
   const pixels = new Uint32Array(image.data.buffer);
   rows.forEach((row, i) => row.forEach((value, j) => { pixels[i * width + j] = signedPixel(value, limit); })); // typed arrays too
   canvas.getContext("2d").putImageData(image, 0, 0);
+}
+
+/** What each strip is, in the chapter's words. */
+export const GLOSSES = {
+  q: "q: what the query token wants to know",
+  k: "k: the label on each token's catalogue drawer",
+  v: "v: what each token hands over if chosen",
+  output: "output = Σ weight_j · v_j: the blend of values this head hands to the query",
+};
+
+/** The signed numbers the strips show, from `explained`: {q: [q], k, v (T rows each), output: [output],
+ *  limit: the largest magnitude among them all (one scale for the four strips)}. */
+export function stripsOf(explained) {
+  const limit = Math.max(...[explained.q, ...explained.k, ...explained.v, explained.output].map((row) => Math.max(...Array.from(row, Math.abs))));
+  return { q: [explained.q], k: explained.k, v: explained.v, output: [explained.output], limit };
+}
+
+/** The panel's words for `explained` (see above), the tokens `labels` and `cache`: {formula: [the
+ *  formula, this head's sizes, the query], caption, rows: one per key {cells: [key, q·k, ÷√d_k,
+ *  weight], masked}, sum, output, cache, strips: {q, k, v, output} text alternatives}; shared by the
+ *  panel and the image export (export.js). */
+export function mathText(explained, labels, cache) {
+  const { dk, sqrt_dk: sqrtDk, token, layer, head, scale } = explained;
+  const query = labels[token];
+  const [top] = strongestKeys(explained.contributions, 1);
+  return {
+    formula: ["Attention(Q, K, V) = softmax(QKᵀ / √d_k) V", `layer ${layer}, head ${head}: d_k = ${dk}, √d_k = ${sqrtDk.toFixed(2)}`, `query «${query}»`],
+    caption: `Query «${query}» (token ${token + 1}): each key's score q·k, the score divided by √d_k = ${sqrtDk.toFixed(2)}${scale ? "" : " (what-if: not divided)"}, and its weight after the softmax.`,
+    rows: labels.map((label, j) => {
+      const masked = explained.scaled[j] === -Infinity; // the mask: −∞ before the softmax
+      return {
+        masked,
+        cells: [`«${label}»${j === token ? " (query)" : ""}`, fixed(explained.scores[j]),
+          masked ? "−∞ (masked)" : fixed(explained.scaled[j]), masked ? "→ 0%" : percent(explained.weights[j])],
+      };
+    }),
+    sum: percent(explained.weights_sum),
+    output: `«${labels[top]}» contributed most: its weighted value is the longest (${percent(explained.weights[top])} of its v).`,
+    cache: describeCache(cache),
+    strips: {
+      q: `q of «${query}», ${dk} numbers: ${Array.from(explained.q, (x) => fixed(x, 2)).join(", ")}`,
+      k: `Keys of all ${labels.length} tokens, ${dk} numbers each (one row per token); the table below lists each key's score`,
+      v: `Values of all ${labels.length} tokens, ${dk} numbers each (one row per token); the table below lists each key's score`,
+      output: `output, ${dk} numbers: ${Array.from(explained.output, (x) => fixed(x, 2)).join(", ")}`,
+    },
+  };
 }
 
 export function createMathPanel(container, onWhatIf) {
@@ -56,17 +103,12 @@ export function createMathPanel(container, onWhatIf) {
   }
   const strips = element("div", "math-strips");
   const canvases = {};
-  const glosses = {
-    q: "q: what the query token wants to know",
-    k: "k: the label on each token's catalogue drawer",
-    v: "v: what each token hands over if chosen",
-  };
   for (const name of ["q", "k", "v"]) {
     const figure = element("figure", "strip");
     const canvas = element("canvas");
     canvas.dataset.name = name;
     canvas.setAttribute("role", "img");
-    figure.append(element("figcaption", "gloss", glosses[name]), canvas);
+    figure.append(element("figcaption", "gloss", GLOSSES[name]), canvas);
     strips.append(figure);
     canvases[name] = canvas;
   }
@@ -89,7 +131,7 @@ export function createMathPanel(container, onWhatIf) {
   outputCanvas.dataset.name = "output";
   outputCanvas.setAttribute("role", "img");
   const outputText = element("p");
-  output.append(element("p", "gloss", "output = Σ weight_j · v_j: the blend of values this head hands to the query"), outputCanvas, outputText);
+  output.append(element("p", "gloss", GLOSSES.output), outputCanvas, outputText);
   const cacheLine = element("p", "cache-line");
   const content = element("div");
   content.append(formula, strips, readout, tableBox, output, cacheLine);
@@ -124,38 +166,28 @@ export function createMathPanel(container, onWhatIf) {
     current = { explained, labels };
     content.hidden = false;
     message.hidden = true;
-    const { dk, sqrt_dk: sqrtDk, token, layer, head: h, scale, mask } = explained;
-    const query = labels[token];
-    setText(formula, `Attention(Q, K, V) = softmax(QKᵀ / √d_k) V · layer ${layer}, head ${h}: d_k = ${dk}, √d_k = ${sqrtDk.toFixed(2)} · query «${query}»`);
-    boxes.scale.checked = scale;
-    boxes.mask.checked = mask;
-    const limit = Math.max(...[explained.q, ...explained.k, ...explained.v, explained.output].map((row) => Math.max(...Array.from(row, Math.abs))));
-    paintStrip(canvases.q, [explained.q], limit);
-    paintStrip(canvases.k, explained.k, limit);
-    paintStrip(canvases.v, explained.v, limit);
-    paintStrip(outputCanvas, [explained.output], limit);
-    canvases.q.setAttribute("aria-label", `q of «${query}», ${dk} numbers: ${Array.from(explained.q, (x) => fixed(x, 2)).join(", ")}`);
-    for (const name of ["k", "v"]) {
-      canvases[name].setAttribute("aria-label", `${name === "k" ? "Keys" : "Values"} of all ${labels.length} tokens, ${dk} numbers each (one row per token); the table below lists each key's score`);
-    }
-    outputCanvas.setAttribute("aria-label", `output, ${dk} numbers: ${Array.from(explained.output, (x) => fixed(x, 2)).join(", ")}`);
-    setText(caption, `Query «${query}» (token ${token + 1}): each key's score q·k, the score divided by √d_k = ${sqrtDk.toFixed(2)}${scale ? "" : " (what-if: not divided)"}, and its weight after the softmax.`);
-    const T = labels.length;
-    while (body.rows.length > T) body.lastChild.remove();
-    for (let j = 0; j < T; j++) {
+    const text = mathText(explained, labels, cache);
+    setText(formula, text.formula.join(" · "));
+    boxes.scale.checked = explained.scale;
+    boxes.mask.checked = explained.mask;
+    const strips = stripsOf(explained);
+    paintStrip(canvases.q, strips.q, strips.limit);
+    paintStrip(canvases.k, strips.k, strips.limit);
+    paintStrip(canvases.v, strips.v, strips.limit);
+    paintStrip(outputCanvas, strips.output, strips.limit);
+    for (const name of ["q", "k", "v"]) canvases[name].setAttribute("aria-label", text.strips[name]);
+    outputCanvas.setAttribute("aria-label", text.strips.output);
+    setText(caption, text.caption);
+    while (body.rows.length > text.rows.length) body.lastChild.remove();
+    text.rows.forEach(({ cells, masked }, j) => {
       const tr = body.rows[j] ?? body.appendChild(element("tr"));
       while (tr.cells.length < 4) tr.append(element(tr.cells.length === 0 ? "th" : "td"));
-      const hidden = explained.scaled[j] === -Infinity; // the mask: −∞ before the softmax
-      tr.classList.toggle("masked", hidden);
-      setText(tr.cells[0], `«${labels[j]}»${j === token ? " (query)" : ""}`);
-      setText(tr.cells[1], fixed(explained.scores[j]));
-      setText(tr.cells[2], hidden ? "−∞ (masked)" : fixed(explained.scaled[j]));
-      setText(tr.cells[3], hidden ? "→ 0%" : percent(explained.weights[j]));
-    }
-    setText(sum, percent(explained.weights_sum));
-    const [top] = strongestKeys(explained.contributions, 1);
-    setText(outputText, `«${labels[top]}» contributed most: its weighted value is the longest (${percent(explained.weights[top])} of its v).`);
-    setText(cacheLine, describeCache(cache));
+      tr.classList.toggle("masked", masked);
+      cells.forEach((cell, c) => setText(tr.cells[c], cell));
+    });
+    setText(sum, text.sum);
+    setText(outputText, text.output);
+    setText(cacheLine, text.cache);
   }
 
   /** Let the what-if checkboxes be used (false while the live model is not there to compute them). */

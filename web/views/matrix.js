@@ -23,9 +23,33 @@ import { headOffset, keysSeen, percent, strongestKeys } from "./numbers.js";
 const MIN_CELL = 3; // CSS px: 128 tokens still readable
 const MAX_CELL = 28;
 const MAX_WIDTH = 480; // CSS px the cells fill at most
-const ROW_LABELS = 96; // CSS px of the row labels' column (style.css: .matrix-rows), left out when sizing the cells
+export const ROW_LABELS = 96; // CSS px of the row labels' column (style.css: .matrix-rows), left out when sizing the cells
 const LABEL_PX = 13; // a label needs this much room; thinner cells label every k-th token
 const TABLE_PAUSE_MS = 400;
+
+/** CSS px per cell for T tokens in a container `width` CSS px wide (row labels included). */
+export function cellSize(T, width) {
+  const room = Math.min(MAX_WIDTH, width - ROW_LABELS);
+  return Math.min(MAX_CELL, Math.max(MIN_CELL, Math.floor(room / Math.max(T, 1))));
+}
+
+/** With cells `cell` CSS px wide, every how many tokens an axis has a label (each needs LABEL_PX). */
+export function labelEvery(cell) {
+  return Math.ceil(LABEL_PX / cell);
+}
+
+/* The keys query `query` weighs in the selected head of `state`: 0..query (all under the mask-off what-if). */
+function rowOf(result, state, query) {
+  const offset = headOffset(result, state.layer, state.head) + query * result.ids.length;
+  return result.attention.subarray(offset, offset + keysSeen(result, state, query));
+}
+
+/** One query's row in words: "«said» attends most to «Alice» 48.6%, then «and» 18.5%, «Queen» 15.5%." */
+export function describeRow(result, state, query) {
+  const row = rowOf(result, state, query);
+  const [first, ...rest] = strongestKeys(row, 3).map((j) => `«${result.labels[j]}» ${percent(row[j])}`);
+  return `«${result.labels[query]}» attends most to ${first}${rest.length ? `, then ${rest.join(", ")}` : ""}.`;
+}
 
 export function createMatrix(container, onPick) {
   const canvas = element("canvas");
@@ -59,17 +83,6 @@ export function createMatrix(container, onPick) {
   let shown = { result: null, layer: 0, head: 0, width: 0 }; // what the canvas and the labels hold, at which width
   let current = null; // { result, state } of the last draw
   let marked = null; // the cell read out: { query, key, byKeyboard } (a keyboard mark follows the query), or null
-
-  function rowOf(result, state, query) { // the keys the query weighs: 0..query (all under the mask-off what-if)
-    const offset = headOffset(result, state.layer, state.head) + query * result.ids.length;
-    return result.attention.subarray(offset, offset + keysSeen(result, state, query));
-  }
-
-  function describeRow(result, state, query) {
-    const row = rowOf(result, state, query);
-    const [first, ...rest] = strongestKeys(row, 3).map((j) => `«${result.labels[j]}» ${percent(row[j])}`);
-    return `«${result.labels[query]}» attends most to ${first}${rest.length ? `, then ${rest.join(", ")}` : ""}.`;
-  }
 
   function readCell(query, key) {
     const { result, state } = current;
@@ -140,7 +153,7 @@ export function createMatrix(container, onPick) {
    * changed (a new text, or a new place when the cell size changed): typing rewrites one or two. */
   function drawLabels(result, cell) {
     const T = result.ids.length;
-    const every = Math.ceil(LABEL_PX / cell);
+    const every = labelEvery(cell);
     for (const [axis, along, across] of [[rows, "top", "height"], [cols, "left", "width"]]) {
       const count = Math.ceil(T / every);
       while (axis.children.length > count) axis.lastChild.remove();
@@ -196,8 +209,7 @@ export function createMatrix(container, onPick) {
   function paint(result, state) {
     const T = result.ids.length;
     if (width === 0) width = container.clientWidth; // first drawn in a panel just opened
-    const room = Math.min(MAX_WIDTH, width - ROW_LABELS);
-    const cell = Math.min(MAX_CELL, Math.max(MIN_CELL, Math.floor(room / Math.max(T, 1))));
+    const cell = cellSize(T, width);
     box.style.setProperty("--cells", `${T * cell}px`);
     canvas.dataset.rows = canvas.dataset.cols = String(T);
     if (T === 0) {

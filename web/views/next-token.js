@@ -14,6 +14,22 @@ import { element } from "./dom.js";
 
 const points = (delta) => `${delta < 0 ? "−" : "+"}${Math.abs(100 * delta).toFixed(1)} pts`;
 
+/** The panel's words for `predicted` (see above) and the tokens `labels`: {heading, candidates: [{label,
+ *  p (probability), p_text}], actual}; shared by the panel and the image export (export.js). */
+export function nextText(predicted, labels) {
+  return {
+    heading: `After «${labels[predicted.token]}» (token ${predicted.token + 1}) the model expects:`,
+    candidates: predicted.candidates.map((candidate) => ({
+      label: `«${candidate.label}»`,
+      p: candidate.p,
+      p_text: percent(candidate.p) + (candidate.delta === undefined ? "" : ` (${points(candidate.delta)} against the intact model)`),
+    })),
+    actual: predicted.next
+      ? `In the text, «${predicted.next.label}» follows: ${percent(predicted.next.p)}, rank ${predicted.next.rank.toLocaleString("en")}.`
+      : "This is the last token: nothing follows it in the text yet.",
+  };
+}
+
 export function createNextToken(container, config, onKnockout) {
   const heading = element("p", "next-heading");
   const list = element("ol", "predictions");
@@ -47,19 +63,17 @@ export function createNextToken(container, config, onKnockout) {
       }
       return;
     }
-    heading.textContent = `After «${labels[predicted.token]}» (token ${predicted.token + 1}) the model expects:`;
-    list.replaceChildren(...predicted.candidates.map((candidate) => {
+    const text = nextText(predicted, labels);
+    heading.textContent = text.heading;
+    list.replaceChildren(...text.candidates.map((candidate) => {
       const item = element("li");
       const bar = element("span", "bar");
       bar.style.width = `${(100 * candidate.p).toFixed(1)}%`;
-      const delta = candidate.delta === undefined ? "" : ` (${points(candidate.delta)} against the intact model)`;
-      item.append(element("span", "candidate", `«${candidate.label}»`), element("span", "bar-track"), element("span", "p", `${percent(candidate.p)}${delta}`));
+      item.append(element("span", "candidate", candidate.label), element("span", "bar-track"), element("span", "p", candidate.p_text));
       item.children[1].append(bar);
       return item;
     }));
-    actual.textContent = predicted.next
-      ? `In the text, «${predicted.next.label}» follows: ${percent(predicted.next.p)}, rank ${predicted.next.rank.toLocaleString("en")}.`
-      : "This is the last token: nothing follows it in the text yet.";
+    actual.textContent = text.actual;
   }
 
   /** Let the knockout toggles be used (false while the live model is not there to compute them). */

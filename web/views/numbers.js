@@ -37,3 +37,8 @@ export function strongestKeys(row, count) {
 export function percent(weight) {
   return `${(weight * 100).toFixed(1)}%`;
 }
+
+/** The query as the figure names it: "«said» (token 8 of 16)" (1-based, as on screen). */
+export function queryText(labels, token) {
+  return `«${labels[token]}» (token ${token + 1} of ${labels.length})`;
+}

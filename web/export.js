@@ -1,0 +1,288 @@
+/* Export: what the figure shows, as an SVG or a PNG file, for slides and handouts. Written from the view
+ * state and the numbers the views draw (never from the page's pixels), with each view's own words
+ * and geometry (views/), top to bottom:
+ *
+ *   caption     "Attention, live · 2-layer toy GPT · layer 2, head 3 · query «said» (token 8 of 16)",
+ *               and the what-if banner's sentence when one is on
+ *   chips       every token with its percentage and colour, masked ones hatched, the query outlined
+ *   legend      the colour scale
+ *   panels      those open on the page: all heads, the matrix, the math, the next token
+ *
+ * Labels are <text> in generic font families (sans-serif, monospace): no font files, no requests;
+ * heatmaps and strips are PNG data inside the SVG. The PNG is that SVG drawn at twice its size (or
+ * the screen's device pixel ratio, if larger).
+ */
+import { needsLightText, weightCss } from "./views/colour.js";
+import { paintHeatmap } from "./views/heatmap.js";
+import { CELL_PX, GLOSSES, mathText, paintStrip, stripsOf } from "./views/math-panel.js";
+import { ROW_LABELS, cellSize, describeRow, labelEvery } from "./views/matrix.js";
+import { nextText } from "./views/next-token.js";
+import { headOffset, keysSeen, percent, queryText } from "./views/numbers.js";
+import { whatIfText } from "./views/what-if-banner.js";
+import { MONO, SANS, measure, pixelImage, svgDocument, tag, text, wrap } from "./svg-writer.js";
+
+const MARGIN = 16; // CSS px around the image
+const INK = "#1d2330";
+const MUTED = "#667085";
+const QUERY = "#d97706";
+const ACCENT = "rgb(37 99 235)";
+const BORDER = "#d0d5dd";
+const CHIP_HEIGHT = 40;
+const GAP = 5;
+
+/* A section: its SVG and the height it takes, from a top edge `y`. */
+const section = (svg, height) => ({ svg, height });
+
+function caption(snapshot, width) {
+  const { result, state, config } = snapshot;
+  const T = result.ids.length;
+  const query = T === 0 ? "no tokens" : `query ${queryText(result.labels, state.token)}`;
+  const line = `Attention, live · ${config.n_layer}-layer toy GPT · layer ${state.layer}, head ${state.head} · ${query}`;
+  const lines = wrap(line, width, 15).map((words) => ({ words, colour: INK, weight: "bold" }));
+  const whatIf = whatIfText(state);
+  if (whatIf) lines.push(...wrap(whatIf, width, 13).map((words) => ({ words, colour: "#7a2e0e", weight: "bold" })));
+  return (y) => section(lines.map(({ words, colour, weight }, i) => text(MARGIN, y + 16 + i * 20, words, { size: i === 0 ? 15 : 13, fill: colour, "font-weight": weight })).join(""), lines.length * 20 + 8);
+}
+
+function chips(snapshot, width) {
+  const { result, state } = snapshot;
+  const T = result.ids.length;
+  return (top) => {
+    if (T === 0) return section(text(MARGIN, top + 16, "No tokens.", { fill: MUTED, "font-style": "italic" }), 24);
+    const { token } = state;
+    const offset = headOffset(result, state.layer, state.head) + token * T;
+    const causal = keysSeen(result, state, token) === token + 1;
+    const reused = state.panels.math && result.cache ? result.cache.reused : 0; // as the page marks them
+    const parts = [];
+    let x = MARGIN;
+    let y = top + 4;
+    for (let j = 0; j < T; j++) {
+      const label = result.labels[j];
+      const w = Math.max(measure(label, 15, MONO) + 14, 46);
+      if (x + w > MARGIN + width && x > MARGIN) {
+        x = MARGIN;
+        y += CHIP_HEIGHT + GAP;
+      }
+      const weight = j > token && causal ? null : result.attention[offset + j];
+      const ink = weight === null ? "#98a2b3" : needsLightText(weight) ? "#fff" : "#111";
+      parts.push(tag("rect", { x, y, width: w, height: CHIP_HEIGHT, rx: 5, fill: weight === null ? "url(#masked)" : weightCss(weight), stroke: BORDER, "stroke-dasharray": weight === null ? "3 2" : null }));
+      parts.push(text(x + w / 2, y + 18, label, { size: 15, family: MONO, fill: ink, "text-anchor": "middle" }));
+      if (weight !== null) parts.push(text(x + w / 2, y + 33, percent(weight), { size: 11, fill: ink, "text-anchor": "middle" }));
+      if (j < reused) parts.push(tag("rect", { x: x + 1, y: y + CHIP_HEIGHT - 4, width: w - 2, height: 3, fill: "#98a2b3" }));
+      if (j === token) parts.push(tag("rect", { x: x - 3, y: y - 3, width: w + 6, height: CHIP_HEIGHT + 6, rx: 7, fill: "none", stroke: QUERY, "stroke-width": 2 }));
+      x += w + GAP;
+    }
+    return section(parts.join(""), y + CHIP_HEIGHT + 4 - top);
+  };
+}
+
+function legend() {
+  return (y) => section([
+    text(MARGIN, y + 14, "0%", { size: 12, fill: MUTED }),
+    tag("rect", { x: MARGIN + 24, y: y + 4, width: 144, height: 12, fill: "url(#ramp)", stroke: "#98a2b3" }),
+    text(MARGIN + 174, y + 14, "100%", { size: 12, fill: MUTED }),
+    tag("rect", { x: MARGIN + 220, y: y + 4, width: 12, height: 12, fill: "rgb(196 196 196)", stroke: "#98a2b3" }),
+    text(MARGIN + 238, y + 14, "masked: a later token", { size: 12, fill: MUTED }),
+  ].join(""), 24);
+}
+
+function heading(title) {
+  return (y) => section(tag("line", { x1: MARGIN, x2: "100%", y1: y + 6, y2: y + 6, stroke: "#e4e7ec" })
+    + text(MARGIN, y + 26, title, { size: 14, "font-weight": "bold", fill: INK }), 36);
+}
+
+/* A T × T heatmap of one head, painted by the views' own heatmap.js on a canvas of its own. */
+function heatmap(result, layer, head) {
+  const canvas = document.createElement("canvas");
+  paintHeatmap(canvas, result.attention, headOffset(result, layer, head), result.ids.length);
+  return canvas;
+}
+
+function headsGrid(snapshot, width) {
+  const { result, state, config } = snapshot;
+  const T = result.ids.length;
+  const size = Math.min(104, Math.floor((width - (config.n_head - 1) * 8) / config.n_head));
+  return (top) => {
+    const parts = [];
+    for (let layer = 1; layer <= config.n_layer; layer++) {
+      for (let head = 1; head <= config.n_head; head++) {
+        const x = MARGIN + (head - 1) * (size + 8);
+        const y = top + (layer - 1) * (size + 24);
+        if (T > 0) {
+          parts.push(pixelImage(heatmap(result, layer, head), x, y, size, size));
+          parts.push(tag("rect", { x, y: y + (state.token * size) / T, width: size, height: Math.max(size / T, 4), fill: "none", stroke: QUERY, "stroke-width": 2 }));
+        }
+        const selected = layer === state.layer && head === state.head;
+        parts.push(tag("rect", { x: x - 2, y: y - 2, width: size + 4, height: size + 4, rx: 4, fill: "none", stroke: selected ? ACCENT : BORDER, "stroke-width": selected ? 3 : 1 }));
+        parts.push(text(x + size / 2, y + size + 15, `layer ${layer} · head ${head}`, { size: 11, fill: INK, "text-anchor": "middle" }));
+      }
+    }
+    return section(parts.join(""), config.n_layer * (size + 24));
+  };
+}
+
+function matrix(snapshot, width) {
+  const { result, state } = snapshot;
+  const T = result.ids.length;
+  const cell = cellSize(T, width);
+  const every = labelEvery(cell);
+  const columns = 72; // CSS px of the column labels, as .matrix-cols
+  return (top) => {
+    if (T === 0) return section("", 0);
+    const left = MARGIN + ROW_LABELS;
+    const cells = top + columns;
+    const parts = [pixelImage(heatmap(result, state.layer, state.head), left, cells, T * cell, T * cell)];
+    for (let i = 0; i < T; i += every) {
+      const middle = i * cell + cell / 2;
+      const query = i === state.token ? { fill: QUERY, "font-weight": "bold" } : { fill: INK };
+      parts.push(text(left - 4, cells + middle + 4, result.labels[i], { size: 11, family: MONO, "text-anchor": "end", ...query }));
+      parts.push(text(left + middle + 4, cells - 4, result.labels[i], { size: 11, family: MONO, fill: INK, transform: `rotate(-90 ${left + middle + 4} ${cells - 4})` }));
+    }
+    parts.push(tag("rect", { x: left, y: cells + state.token * cell, width: T * cell, height: Math.max(cell, 2), fill: "none", stroke: QUERY, "stroke-width": 2 }));
+    parts.push(text(MARGIN, cells + T * cell + 20, describeRow(result, state, state.token), { size: 13, fill: INK }));
+    return section(parts.join(""), columns + T * cell + 28);
+  };
+}
+
+/* One strip of signed numbers (q, k, v or the output) with its gloss above it. */
+function strip(rows, limit, gloss, x, y) {
+  const canvas = document.createElement("canvas");
+  paintStrip(canvas, rows, limit);
+  const width = rows[0].length * CELL_PX;
+  return { svg: text(x, y + 12, gloss, { size: 11, fill: MUTED }) + pixelImage(canvas, x, y + 18, width, rows.length * CELL_PX), width, height: 18 + rows.length * CELL_PX };
+}
+
+function math(snapshot, width) {
+  const { result, explained } = snapshot;
+  return (top) => {
+    if (!explained || result.ids.length === 0) return section(text(MARGIN, top + 14, "The math is shown once the live model has computed it.", { size: 13, fill: MUTED }), 22);
+    const words = mathText(explained, result.labels, result.cache);
+    const parts = words.formula.map((line, i) => text(MARGIN, top + 14 + i * 18, line, { size: 13, family: MONO, fill: INK }));
+    let y = top + words.formula.length * 18 + 6;
+    const strips = stripsOf(explained);
+    let x = MARGIN;
+    let tallest = 0;
+    for (const name of ["q", "k", "v"]) {
+      const drawn = strip(strips[name], strips.limit, GLOSSES[name], x, y);
+      parts.push(drawn.svg);
+      x += Math.max(drawn.width, measure(GLOSSES[name], 11)) + 24;
+      tallest = Math.max(tallest, drawn.height);
+    }
+    y += tallest + 12;
+    const columns = [MARGIN, MARGIN + Math.min(220, width * 0.4)];
+    columns.push(columns[1] + 90, columns[1] + 200, columns[1] + 290);
+    const row = (cells, bold, colour) => cells.map((cell, c) => text(c === 0 ? columns[0] : columns[c + 1] - 8, y, cell,
+      { size: 12, family: c === 0 ? MONO : SANS, fill: colour, "font-weight": bold ? "bold" : null, "text-anchor": c === 0 ? null : "end" })).join("");
+    for (const line of wrap(words.caption, width, 12)) {
+      parts.push(text(MARGIN, y + 12, line, { size: 12, fill: MUTED }));
+      y += 16;
+    }
+    y += 16;
+    parts.push(row(["key token", "q·k", "÷ √d_k", "weight"], true, INK));
+    for (const { cells, masked } of words.rows) {
+      y += 17;
+      parts.push(row(cells, false, masked ? MUTED : INK));
+    }
+    y += 19;
+    parts.push(row(["sum", "", "", words.sum], true, INK));
+    const output = strip(strips.output, strips.limit, GLOSSES.output, MARGIN, y + 8);
+    parts.push(output.svg);
+    y += 8 + output.height + 18;
+    for (const [sentence, size, fill] of [[words.output, 13, INK], [words.cache, 12, MUTED]]) {
+      for (const line of wrap(sentence, width, size)) {
+        parts.push(text(MARGIN, y, line, { size, fill }));
+        y += size + 5;
+      }
+    }
+    return section(parts.join(""), y - top);
+  };
+}
+
+function nextToken(snapshot, width) {
+  const { result, predicted } = snapshot;
+  return (top) => {
+    if (!predicted || result.ids.length === 0) return section(text(MARGIN, top + 14, "The prediction is shown once the live model has computed it.", { size: 13, fill: MUTED }), 22);
+    const words = nextText(predicted, result.labels);
+    const parts = [text(MARGIN, top + 14, words.heading, { size: 13, fill: INK })];
+    const bar = Math.min(200, width - 330);
+    words.candidates.forEach((candidate, i) => {
+      const y = top + 24 + i * 20;
+      parts.push(text(MARGIN, y + 12, `${i + 1}. ${candidate.label}`, { size: 13, family: MONO, fill: INK }));
+      parts.push(tag("rect", { x: MARGIN + 120, y: y + 2, width: bar, height: 12, rx: 2, fill: "#f2f4f7" }));
+      parts.push(tag("rect", { x: MARGIN + 120, y: y + 2, width: bar * candidate.p, height: 12, rx: 2, fill: ACCENT }));
+      parts.push(text(MARGIN + 130 + bar, y + 12, candidate.p_text, { size: 12, fill: INK }));
+    });
+    const y = top + 24 + words.candidates.length * 20 + 14;
+    parts.push(text(MARGIN, y, words.actual, { size: 13, fill: INK }));
+    return section(parts.join(""), y + 8 - top);
+  };
+}
+
+/* The colour ramp as a gradient, and the hatching of masked chips. */
+function definitions() {
+  const stops = Array.from({ length: 11 }, (_, i) => tag("stop", { offset: `${i * 10}%`, "stop-color": weightCss(i / 10) })).join("");
+  return tag("linearGradient", { id: "ramp" }, stops)
+    + tag("pattern", { id: "masked", width: 8, height: 8, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" },
+      tag("rect", { width: 8, height: 8, fill: "#fff" }) + tag("rect", { width: 4, height: 8, fill: "#f2f4f7" }));
+}
+
+/** The SVG document (a string) of `snapshot`: {result, state, config, explained (Figure.explain's
+ *  answer, or null), predicted (Figure.predict's, or null), width (CSS px of the figure on the page)}. */
+export function figureSvg(snapshot) {
+  const { state } = snapshot;
+  const width = Math.max(320, Math.round(snapshot.width)) - 2 * MARGIN;
+  const sections = [caption(snapshot, width), chips(snapshot, width), legend()];
+  const panels = { heads: ["All heads at once", headsGrid], matrix: ["This head's whole attention matrix", matrix], math: ["Show the math", math], next: ["The next token", nextToken] };
+  for (const [name, [title, draw]] of Object.entries(panels)) {
+    if (state.panels[name]) sections.push(heading(title), draw(snapshot, width));
+  }
+  let y = MARGIN - 4;
+  const body = sections.map((place) => {
+    const { svg, height } = place(y);
+    y += height + 8;
+    return svg;
+  }).join("");
+  const T = snapshot.result.ids.length;
+  const title = `Attention, live: layer ${state.layer}, head ${state.head}`;
+  const description = T === 0 ? "No tokens." : `${T} tokens; ${describeRow(snapshot.result, state, state.token)}`;
+  return svgDocument(width + 2 * MARGIN, Math.ceil(y + MARGIN), title, description, definitions(), body);
+}
+
+/** The PNG (a Blob) of an SVG document `svg`, `scale` device pixels per CSS px. */
+export async function svgToPng(svg, scale) {
+  const url = URL.createObjectURL(new Blob([svg], { type: "image/svg+xml" }));
+  try {
+    const image = new Image();
+    image.src = url;
+    await image.decode();
+    const canvas = document.createElement("canvas");
+    canvas.width = Math.round(image.naturalWidth * scale);
+    canvas.height = Math.round(image.naturalHeight * scale);
+    canvas.getContext("2d").drawImage(image, 0, 0, canvas.width, canvas.height);
+    return await new Promise((resolve, reject) => canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error("the browser could not write the PNG"))), "image/png"));
+  } finally {
+    URL.revokeObjectURL(url);
+  }
+}
+
+/** A short file-name slug of `text`: its first words, lower case, letters and digits joined by "-"
+ *  (at most 40 characters; "text" when none are left). */
+export function slug(text) {
+  const words = text.normalize("NFKD").toLowerCase().replace(/[^a-z0-9]+/g, " ").trim().split(" ").filter(Boolean);
+  let name = "";
+  for (const word of words) {
+    const longer = name ? `${name}-${word}` : word;
+    if (longer.length > 40) break;
+    name = longer;
+  }
+  return name || "text";
+}
+
+/** The file of `snapshot` in `format` ("svg" or "png"): a File (a Blob with a name such as
+ *  "attention-live-then-the-queen-l2h3.png"). */
+export async function exportFigure(snapshot, format) {
+  const svg = figureSvg(snapshot);
+  const name = `attention-live-${slug(snapshot.result.text)}-l${snapshot.state.layer}h${snapshot.state.head}.${format}`;
+  const blob = format === "svg" ? new Blob([svg], { type: "image/svg+xml" }) : await svgToPng(svg, Math.max(2, window.devicePixelRatio || 1));
+  return new File([blob], name, { type: blob.type });
+}
