@@ -314,11 +314,11 @@ async function copyLink() {
 async function save(format) {
   try {
     const file = await api.exportImage({ format });
-    const link = document.createElement("a");
-    link.href = URL.createObjectURL(file);
-    link.download = file.name;
-    link.click();
-    setTimeout(() => URL.revokeObjectURL(link.href), 60000); // the download has started well before
+    const anchor = document.createElement("a");
+    anchor.href = URL.createObjectURL(file);
+    anchor.download = file.name;
+    anchor.click();
+    setTimeout(() => URL.revokeObjectURL(anchor.href), 60000); // the download has started well before
     setStatus(`Saved ${file.name} (${(file.size / 1024).toFixed(0)} KB).`);
   } catch (error) {
     setStatus(`The image could not be made: ${error.message}`);

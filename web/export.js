@@ -155,7 +155,7 @@ function strip(rows, limit, gloss, x, y) {
 function math(snapshot, width) {
   const { result, explained } = snapshot;
   return (top) => {
-    if (!explained || result.ids.length === 0) return section(text(MARGIN, top + 14, "The math is shown once the live model has computed it.", { size: 13, fill: MUTED }), 22);
+    if (!explained || explained.weights.length !== result.ids.length) return section(text(MARGIN, top + 14, "The math is shown once the live model has computed it.", { size: 13, fill: MUTED }), 22);
     const words = mathText(explained, result.labels, result.cache);
     const parts = words.formula.map((line, i) => text(MARGIN, top + 14 + i * 18, line, { size: 13, family: MONO, fill: INK }));
     let y = top + words.formula.length * 18 + 6;

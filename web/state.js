@@ -8,7 +8,8 @@
  *     knockout: [[layer, head], ...] }         heads knocked out (a what-if), 1-based
  *
  * Clicks, keys and window.attentionLive.select() all go through update(); every view redraws from
- * the state it is handed. (The URL fragment will be this state written out.)
+ * the state it is handed. The address's fragment is this state written out (url-state.js), and a host
+ * page on another origin receives it as messages (embed.js).
  */
 
 export function createViewState(initial) {
