@@ -71,7 +71,7 @@ class FigurePage:
         self.wait_until("i => window.attentionLive.state().token === i", index)
 
     def click_choice(self, group, number):
-        self.page.locator(f"#{group} button[data-value='{number}']").click()
+        self.page.locator(f"#{group} label[data-value='{number}']").click()
         self.wait_until(f"n => window.attentionLive.state().{group[:-1]} === n", number)
 
     def open_panel(self, name, is_open=True):

@@ -278,7 +278,7 @@ def test_two_figures_on_one_page(playwright, origin, figure):
             await import(document.querySelector('script[type=module]').src + '?second-start');  // app.js started a second time
             return window.attentionLive === api;
         }""")
-        assert same_api and frame.locator("#layers button").count() == figure.config.n_layer
+        assert same_api and frame.locator("#layers input[type=radio]").count() == figure.config.n_layer
         frame.evaluate("() => window.attentionLive.setText('Alice said')")
         assert frame.evaluate("window.attentionLive.state().tokens.length") == len(figure.analyse("Alice said")["ids"])
 

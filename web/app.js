@@ -7,17 +7,18 @@
  *      └──(any load failure)──▶ error                └────────┘ while one text is computed,
  *                                                               only the newest edit waits
  */
+import { createAnnouncer } from "./announcer.js";
 import { createAnswers } from "./answers.js";
 import { readEmbedOptions, startEmbedding } from "./embed.js";
 import { exportFigure } from "./export.js";
 import { PythonWorker } from "./worker-client.js";
 import { createViewState } from "./state.js";
 import { linkFor, readLink } from "./url-state.js";
-import { drawChoices, drawTokens, drawWeights, markChoice, markReused } from "./views/chips.js";
+import { drawChoices, drawTokens, drawWeights, enableChipKeys, markChoice, markReused } from "./views/chips.js";
 import { drawLegend } from "./views/colour.js";
 import { createHeadsGrid } from "./views/heads-grid.js";
 import { createMathPanel } from "./views/math-panel.js";
-import { createMatrix } from "./views/matrix.js";
+import { createMatrix, describeRow } from "./views/matrix.js";
 import { createNextToken } from "./views/next-token.js";
 import { drawWhatIfBanner } from "./views/what-if-banner.js";
 import { headOffset, keysSeen, queryText } from "./views/numbers.js";
@@ -28,6 +29,7 @@ const el = {
   layers: document.getElementById("layers"),
   heads: document.getElementById("heads"),
   status: document.getElementById("status"),
+  announcer: document.getElementById("announcer"),
   notice: document.getElementById("notice"),
   tokens: document.getElementById("tokens"),
   modelSize: document.getElementById("model-size"),
@@ -56,6 +58,7 @@ const viewState = createViewState({
   whatIf: { scale: true, mask: true }, knockout: [],
 });
 const queue = { text: "", newest: null, requested: 0, shown: 0, busy: false, waiters: [] };
+const announcer = createAnnouncer(el.announcer);
 let worker = null; // the PythonWorker, once it is ready
 let embedding = null; // the message protocol with a host page (embed.js), once started
 const embedOptions = readEmbedOptions(location.search);
@@ -73,6 +76,7 @@ function setStatus(text) {
 function fail(message) {
   root.dataset.state = "error";
   setStatus(message);
+  announcer.now(message);
   if (view.result) drawNotice(view.result);
   el.retry.hidden = false;
   readyReject(new Error(message));
@@ -220,7 +224,10 @@ function show(result) {
   drawNotice(result);
   if (result.ids.length === 0) setStatus("Empty text: type a sentence to see how its tokens attend to each other.");
   viewState.update({ token, preview: null });
-  if (!result.precomputed) applyLinkToken(result);
+  if (!result.precomputed) {
+    applyLinkToken(result);
+    announcer.later(summary); // once the reader pauses
+  }
 }
 
 async function resolveWaiters() {
@@ -296,8 +303,23 @@ function intoBox(text) {
   return el.text.value;
 }
 
+/** The view in one sentence, for the live region: "16 tokens; layer 2, head 3: «said» attends most to
+ *  «Alice» 48.6%, then …". */
+function summary() {
+  const { result } = view;
+  const state = viewState.get();
+  if (!result || result.ids.length === 0) return "No tokens: type a sentence.";
+  return `${result.ids.length} tokens; layer ${state.layer}, head ${state.head}: ${describeRow(result, state, state.token)}`;
+}
+
+/** A choice of the reader's (token, layer or head, by click, tap, keys or select()): shown, and said once. */
+function choose(patch) {
+  viewState.update({ ...patch, preview: null });
+  announcer.now(summary());
+}
+
 function pickToken(index) {
-  viewState.update({ token: index, preview: null });
+  choose({ token: index });
 }
 
 /* "Copy link": the address, which holds the view (writeLink). */
@@ -370,7 +392,7 @@ const api = {
    *  field left out keeps its value at the time the figure is ready. All fields are checked before
    *  any changes: a RangeError leaves the view as it was. */
   async select(choice = {}) {
-    viewState.update({ ...(await checkedChoice(choice)), preview: null });
+    choose(await checkedChoice(choice));
     if (queue.requested > queue.shown) await whenShown(queue.requested); // a what-if on a newly selected head
     await afterPaint();
   },
@@ -537,10 +559,10 @@ async function showManifest(manifest) {
   const { config, default_view: defaultView } = manifest; // its text is already in the box (build.py put it there)
   view.config = config;
   el.modelSize.textContent = `tiny ${config.n_layer}-layer, ${config.n_head}-head`;
-  drawChoices(el.layers, config.n_layer, (layer) => viewState.update({ layer, preview: null }));
-  drawChoices(el.heads, config.n_head, (head) => viewState.update({ head, preview: null }));
+  drawChoices(el.layers, config.n_layer, (layer) => choose({ layer }));
+  drawChoices(el.heads, config.n_head, (head) => choose({ head }));
   drawLegend(el.legend);
-  view.headsGrid = createHeadsGrid(el.headsGrid, config, (layer, head) => viewState.update({ layer, head, preview: null }));
+  view.headsGrid = createHeadsGrid(el.headsGrid, config, (layer, head) => choose({ layer, head }));
   view.matrix = createMatrix(el.matrix, pickToken);
   view.math = createMathPanel(el.math, (whatIf) => viewState.update({ whatIf }));
   view.next = createNextToken(el.next, config, toggleKnockout);
@@ -602,6 +624,7 @@ function start() {
     submit(el.text.value, event.timeStamp).catch(() => {}); // after a failed start the status already says why
   });
   el.retry.addEventListener("click", attempt);
+  enableChipKeys(el.tokens, pickToken);
   el.copyLink.addEventListener("click", copyLink);
   for (const button of el.saveButtons) button.addEventListener("click", () => save(button.dataset.save));
   for (const [name, panel] of Object.entries(PANELS)) {

@@ -14,7 +14,7 @@
  */
 import { needsLightText, weightCss } from "./views/colour.js";
 import { paintHeatmap } from "./views/heatmap.js";
-import { CELL_PX, GLOSSES, mathText, paintStrip, stripsOf } from "./views/math-panel.js";
+import { GLOSSES, mathText, paintStrip, stripSize, stripsOf } from "./views/math-panel.js";
 import { ROW_LABELS, cellSize, describeRow, labelEvery } from "./views/matrix.js";
 import { nextText } from "./views/next-token.js";
 import { headOffset, keysSeen, percent, queryText } from "./views/numbers.js";
@@ -148,8 +148,8 @@ function matrix(snapshot, width) {
 function strip(rows, limit, gloss, x, y) {
   const canvas = document.createElement("canvas");
   paintStrip(canvas, rows, limit);
-  const width = rows[0].length * CELL_PX;
-  return { svg: text(x, y + 12, gloss, { size: 11, fill: MUTED }) + pixelImage(canvas, x, y + 18, width, rows.length * CELL_PX), width, height: 18 + rows.length * CELL_PX };
+  const { width, height } = stripSize(rows);
+  return { svg: text(x, y + 12, gloss, { size: 11, fill: MUTED }) + pixelImage(canvas, x, y + 18, width, height), width, height: 18 + height };
 }
 
 function math(snapshot, width) {

@@ -4,6 +4,12 @@
  *          [ 41.2% ]   data-weight="0.41204833984375"   (chips at or before the query)
  *   later chips: class "masked", data-masked="true", no weight, hatched (causal attention)
  *   background: the weight on the figure's colour scale (colour.js); the percentage always in text
+ *   accessible name: "«␣Alice» 48.6%, token 6 of 16" (its visible text first, WCAG 2.5.3; masked:
+ *   "«␣her», token 12 of 16, masked (a later token)");
+ *   aria-pressed="true" on the query
+ *
+ * Keyboard: the chips are one tab stop (the query's chip; roving tabindex); Left and Right move the
+ * query one token, Home and End to the first and the last; Enter and Space select the focused chip.
  */
 import { needsLightText, weightCss } from "./colour.js";
 import { percent as written } from "./numbers.js";
@@ -27,7 +33,7 @@ function makeChip(index, onPick, onPreview) {
   const percent = document.createElement("span");
   percent.className = "percent";
   chip.percentText = percent.appendChild(document.createTextNode("")); // its text changes on most keystrokes
-  chip.append(label, percent);
+  chip.append(label, " ", percent); // the space: the visible text reads "␣Alice 48.6%", as the name does
   chip.addEventListener("click", () => onPick(index));
   chip.addEventListener("mouseenter", () => onPreview(index));
   chip.addEventListener("mouseleave", () => onPreview(null));
@@ -51,6 +57,7 @@ export function drawTokens(container, labels, ids, onPick, onPreview) {
     if (chip.tokenId !== ids[index]) { // the id decides the label
       chip.tokenId = ids[index];
       chip.firstChild.textContent = label;
+      chip.label = label;
       chip.title = describe(label, index, ids[index]);
     }
   });
@@ -62,6 +69,7 @@ export function drawTokens(container, labels, ids, onPick, onPreview) {
  *  Most edits change every chip (the query's row is new); each chip remembers what it shows, and only
  *  what differs is written, since every write costs the page a new style, layout or paint. */
 export function drawWeights(container, row, query, previewing, causal = true) {
+  const T = container.children.length;
   for (const chip of container.children) {
     const { index, shown } = chip;
     if (index === undefined) continue; // the "type something" line
@@ -75,8 +83,14 @@ export function drawWeights(container, row, query, previewing, causal = true) {
       chip.classList.toggle("preview", isPreview);
       shown.preview = isPreview;
     }
-    if (!previewing) setAttribute(chip, "aria-pressed", String(index === query));
+    if (!previewing) {
+      setAttribute(chip, "aria-pressed", String(index === query));
+      const tab = index === query ? 0 : -1;
+      if (chip.tabIndex !== tab) chip.tabIndex = tab;
+    }
     const weight = index > query && causal ? null : row[index]; // null: masked, a key after the query
+    const place = `token ${index + 1} of ${T}`;
+    setAttribute(chip, "aria-label", weight === null ? `«${chip.label}», ${place}, masked (a later token)` : `«${chip.label}» ${written(weight)}, ${place}`);
     if (weight === shown.weight) continue;
     const wasMasked = shown.weight === null;
     shown.weight = weight;
@@ -104,24 +118,48 @@ function setAttribute(node, name, value) {
   if (node.getAttribute(name) !== value) node.setAttribute(name, value);
 }
 
-/** Replace the buttons of a fieldset by 1..count; `onPick(n)` with the 1-based number clicked. */
-export function drawChoices(fieldset, count, onPick) {
-  const legend = fieldset.querySelector("legend");
-  const buttons = Array.from({ length: count }, (_, i) => {
-    const button = document.createElement("button");
-    button.type = "button";
-    button.textContent = String(i + 1);
-    button.dataset.value = String(i + 1);
-    button.addEventListener("click", () => onPick(i + 1));
-    return button;
+/** Make the chips of `container` one tab stop moved by the arrow keys (see above); `onPick(index)`. */
+export function enableChipKeys(container, onPick) {
+  container.addEventListener("keydown", (event) => {
+    const chip = event.target.closest?.(".chip");
+    if (!chip || event.altKey || event.ctrlKey || event.metaKey) return;
+    const last = container.children.length - 1;
+    const next = { ArrowLeft: chip.index - 1, ArrowRight: chip.index + 1, Home: 0, End: last }[event.key];
+    if (next === undefined) return;
+    event.preventDefault();
+    const target = container.children[Math.max(0, Math.min(last, next))];
+    onPick(target.index);
+    target.focus();
   });
-  fieldset.replaceChildren(legend, ...buttons);
 }
 
-/** Mark the button for `value` (1-based) as pressed. */
+/** Fill `fieldset` (a radio group, named by its legend) with radio buttons 1..count, named after the
+ *  fieldset's id; `onPick(n)` with the 1-based number chosen (click, tap, or the browser's own
+ *  keyboard for radio groups: one tab stop, arrow keys). Each label carries data-value. */
+export function drawChoices(fieldset, count, onPick) {
+  const legend = fieldset.querySelector("legend");
+  const choices = Array.from({ length: count }, (_, i) => {
+    const label = document.createElement("label");
+    label.className = "choice";
+    label.dataset.value = String(i + 1);
+    const radio = document.createElement("input");
+    radio.type = "radio";
+    radio.name = fieldset.id;
+    radio.value = String(i + 1);
+    radio.addEventListener("change", () => { if (radio.checked) onPick(i + 1); });
+    const text = document.createElement("span");
+    text.textContent = String(i + 1);
+    label.append(radio, text);
+    return label;
+  });
+  fieldset.replaceChildren(legend, ...choices);
+}
+
+/** Check the radio button for `value` (1-based). */
 export function markChoice(fieldset, value) {
-  for (const button of fieldset.querySelectorAll("button")) {
-    button.setAttribute("aria-pressed", String(Number(button.dataset.value) === value));
+  for (const radio of fieldset.querySelectorAll("input")) {
+    const on = Number(radio.value) === value;
+    if (radio.checked !== on) radio.checked = on;
   }
 }
 

@@ -79,7 +79,8 @@ export function weightCss(weight) {
 }
 
 /** True where text on the weight's colour must be white: the colour is dark enough that white
- *  has a contrast of at least 4.5:1 with it (WCAG 2.1, 1.4.3); elsewhere near-black text has. */
+ *  has a contrast of at least 4.5:1 with it (WCAG 2.1, 1.4.3); elsewhere black text has (at least 4.67:1
+ *  wherever white has less than 4.5:1). */
 export function needsLightText(weight) {
   return LIGHT_TEXT[step(weight)];
 }

@@ -3,7 +3,8 @@
  *   fieldset.what-ifs  two checkboxes: divide by √d_k, causal mask (unchecked = a what-if)
  *   .math-formula      Attention(Q, K, V) = softmax(QKᵀ / √d_k) V with this head's d_k and √d_k
  *   .math-strips       q (1 × d_k), keys and values (T × d_k each) as heatmaps of signed numbers
- *                      (colour.js's diverging scale); a cell's number is read out on hover
+ *                      (colour.js's diverging scale); a cell's number is read out on hover or tap,
+ *                      and by keyboard (each strip a tab stop, the arrow keys move a cell cursor)
  *   table.math-table   one row per key: token · q·k · ÷√d_k · weight; masked keys "−∞ → 0"
  *   .math-output       the output Σ weight·v (1 × d_k) and the key whose weighted value is largest
  *   .cache-line        what the KV cache did on the last edit (kv_cache.cache_summary)
@@ -17,26 +18,42 @@ import { signedPixel } from "./colour.js";
 import { element, setText } from "./dom.js";
 import { percent, strongestKeys } from "./numbers.js";
 
-export const CELL_PX = 5; // CSS px per strip cell
+const CELL_PX = 5; // CSS px per strip cell
+const MIN_HEIGHT_PX = 24; // a strip is a tab stop: at least 24 CSS px tall (one row: taller cells)
+
+/** The CSS size of a strip of `rows` (rows × columns numbers): {width, height}. */
+export function stripSize(rows) {
+  return { width: (rows[0]?.length ?? 0) * CELL_PX, height: Math.max(rows.length * CELL_PX, MIN_HEIGHT_PX) };
+}
 
 const fixed = (x, digits = 3) => (x < 0 ? "−" : "") + Math.abs(x).toFixed(digits); // a true minus sign
 
 /** Paint `rows` (rows × columns signed numbers) into `canvas`, one pixel per cell on colour.js's diverging
- *  scale from -limit to +limit, and size it CELL_PX CSS px per cell. */
+ *  scale from -limit to +limit, and size it (stripSize). */
 export function paintStrip(canvas, rows, limit) {
   const height = rows.length;
   const width = rows[0]?.length ?? 0;
   if (canvas.width !== Math.max(width, 1) || canvas.height !== Math.max(height, 1)) {
     canvas.width = Math.max(width, 1);
     canvas.height = Math.max(height, 1);
-    canvas.style.width = `${width * CELL_PX}px`;
-    canvas.style.height = `${height * CELL_PX}px`;
+    const size = stripSize(rows);
+    canvas.style.width = `${size.width}px`;
+    canvas.style.height = `${size.height}px`;
   }
   if (height === 0 || width === 0) return;
   const image = new ImageData(width, height);
   const pixels = new Uint32Array(image.data.buffer);
   rows.forEach((row, i) => row.forEach((value, j) => { pixels[i * width + j] = signedPixel(value, limit); })); // typed arrays too
   canvas.getContext("2d").putImageData(image, 0, 0);
+}
+
+/** A box that scrolls its content (`className`), named `label`: a tab stop, so that a keyboard can scroll it. */
+function scrollBox(className, label) {
+  const box = element("div", className);
+  box.tabIndex = 0;
+  box.setAttribute("role", "region");
+  box.setAttribute("aria-label", label);
+  return box;
 }
 
 /** What each strip is, in the chapter's words. */
@@ -101,7 +118,7 @@ export function createMathPanel(container, onWhatIf) {
     whatIfs.append(label);
     boxes[name] = box;
   }
-  const strips = element("div", "math-strips");
+  const strips = scrollBox("math-strips", "q, k and v (scrolls)");
   const canvases = {};
   for (const name of ["q", "k", "v"]) {
     const figure = element("figure", "strip");
@@ -112,7 +129,8 @@ export function createMathPanel(container, onWhatIf) {
     strips.append(figure);
     canvases[name] = canvas;
   }
-  const readout = element("p", "strip-readout", "Point at a cell of q, k or v to read its number.");
+  const readout = element("p", "strip-readout", "Point at a cell of q, k or v, or focus a strip and use the arrow keys, to read its number.");
+  readout.id = "strip-readout";
   const table = element("table", "math-table");
   const caption = element("caption");
   const head = element("thead");
@@ -124,7 +142,7 @@ export function createMathPanel(container, onWhatIf) {
   foot.append(element("tr"));
   foot.firstChild.append(element("th", null, "sum"), element("td"), element("td"), sum);
   table.append(caption, head, body, foot);
-  const tableBox = element("div", "math-table-box");
+  const tableBox = scrollBox("math-table-box", "Each key's score and weight (scrolls)");
   tableBox.append(table);
   const output = element("div", "math-output");
   const outputCanvas = element("canvas");
@@ -140,18 +158,44 @@ export function createMathPanel(container, onWhatIf) {
 
   let current = null; // { explained, labels } drawn now, for the hover read-out
 
-  function readCell(event) {
-    const canvas = event.target;
-    if (!current || !(canvas instanceof HTMLCanvasElement)) return;
-    const name = canvas.dataset.name;
-    const rect = canvas.getBoundingClientRect();
-    const rows = name === "k" || name === "v" ? current.explained[name] : [current.explained[name]];
-    const i = Math.min(rows.length - 1, Math.floor(((event.clientY - rect.top) / rect.height) * rows.length));
-    const j = Math.min(rows[0].length - 1, Math.floor(((event.clientX - rect.left) / rect.width) * rows[0].length));
-    const who = name === "k" || name === "v" ? ` of «${current.labels[i]}»` : "";
-    readout.textContent = `${name}${who}, component ${j + 1} of ${rows[0].length}: ${fixed(rows[i][j])}`;
+  /* The read-out: one cell's number, by pointer (hover, or a tap on a touch screen) or by keyboard
+   * (each strip is a tab stop; the arrow keys move a cell cursor, Home and End along the row). */
+  const cursor = { name: null, i: 0, j: 0 };
+  const rowsOf = (name) => (name === "k" || name === "v" ? current.explained[name] : [current.explained[name]]);
+
+  function readCell(name, i, j) {
+    const rows = rowsOf(name);
+    Object.assign(cursor, { name, i: Math.max(0, Math.min(rows.length - 1, i)), j: Math.max(0, Math.min(rows[0].length - 1, j)) });
+    const who = name === "k" || name === "v" ? ` of «${current.labels[cursor.i]}»` : "";
+    readout.textContent = `${name}${who}, component ${cursor.j + 1} of ${rows[0].length}: ${fixed(rows[cursor.i][cursor.j])}`;
   }
-  for (const canvas of [...Object.values(canvases), outputCanvas]) canvas.addEventListener("pointermove", readCell);
+
+  function pointAt(event) {
+    const canvas = event.target;
+    if (!current) return;
+    const rect = canvas.getBoundingClientRect();
+    const rows = rowsOf(canvas.dataset.name);
+    readCell(canvas.dataset.name, Math.floor(((event.clientY - rect.top) / rect.height) * rows.length),
+      Math.floor(((event.clientX - rect.left) / rect.width) * rows[0].length));
+  }
+
+  function moveCursor(event) {
+    const { name } = event.target.dataset;
+    const step = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1], Home: [0, -Infinity], End: [0, Infinity] }[event.key];
+    if (!current || !step) return;
+    event.preventDefault();
+    const at = cursor.name === name ? cursor : { i: 0, j: 0 };
+    readCell(name, at.i + step[0], at.j + step[1]); // ±Infinity (Home, End) clamps to the row's ends
+  }
+
+  for (const canvas of [...Object.values(canvases), outputCanvas]) {
+    canvas.tabIndex = 0;
+    canvas.setAttribute("aria-describedby", "strip-readout");
+    canvas.addEventListener("pointermove", pointAt);
+    canvas.addEventListener("pointerdown", pointAt);
+    canvas.addEventListener("keydown", moveCursor);
+    canvas.addEventListener("focus", () => { if (current && cursor.name !== canvas.dataset.name) readCell(canvas.dataset.name, 0, 0); });
+  }
 
   /** Show `text` instead of numbers (no tokens yet, or the live model still loading). */
   function clear(text) {

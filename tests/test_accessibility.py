@@ -1,0 +1,338 @@
+"""Everyone can use it (issue 13): keyboard, screen readers, display preferences, small screens and
+zoom, and the axe-core accessibility engine (Deque's, the npm package, pinned and fetched for the
+tests only into .cache/, never into dist/) on the page in each of its states. Checked in headless
+Chromium; numbers against CPython's Figure."""
+
+import base64
+import hashlib
+import subprocess
+import tarfile
+
+import pytest
+
+import build
+from figure_page import WAIT_MS, FigurePage, browser_context, check_view
+
+AXE_VERSION = "4.14.1"
+AXE_INTEGRITY = "sha512-FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyFNNtuFooJpZe37OgudVGtQ=="
+WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]  # WCAG 2.0 and 2.1, levels A and AA
+PANELS = ["heads", "matrix", "math", "next"]
+
+
+@pytest.fixture(scope="session")
+def axe_source():
+    """axe.min.js of the pinned axe-core, from the npm registry once (npm pack), checked by integrity."""
+    tarball = build.CACHE / f"axe-core-{AXE_VERSION}.tgz"
+    if not tarball.exists():
+        build.CACHE.mkdir(exist_ok=True)
+        subprocess.run(["npm", "pack", f"axe-core@{AXE_VERSION}", "--pack-destination", str(build.CACHE), "--silent"],
+                       check=True, stdout=subprocess.DEVNULL)
+    digest = "sha512-" + base64.b64encode(hashlib.sha512(tarball.read_bytes()).digest()).decode()
+    assert digest == AXE_INTEGRITY, f"{tarball}: integrity {digest} is not the pinned one; delete it"
+    with tarfile.open(tarball) as archive:
+        return archive.extractfile("package/axe.min.js").read().decode()
+
+
+def violations(page, axe_source):
+    """axe-core's WCAG 2.0/2.1 A and AA violations on `page` now: [(rule id, [(target, summary)])].
+    (page.evaluate runs outside the page's CSP, which forbids evaluating strings in it.)"""
+    if not page.evaluate("typeof window.axe === 'object'"):
+        page.evaluate(axe_source)
+    found = page.evaluate("tags => axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] })"
+                          ".then(r => r.violations.map(v => [v.id, v.nodes.map(n => [n.target.join(' '), n.failureSummary])]))", WCAG_TAGS)
+    return found
+
+
+@pytest.fixture(scope="module")
+def browser(playwright):
+    from figure_page import CHROMIUM, CHROMIUM_ARGS
+
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    yield browser
+    browser.close()
+
+
+def open_figure(browser, origin, **options):
+    """A new context and page on the figure, ready; returns (FigurePage, problems)."""
+    context = browser.new_context(**options)
+    page = context.new_page()
+    problems = []
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    figure_page = FigurePage(page)
+    figure_page.open(origin + "/")
+    return figure_page, problems
+
+
+def open_panels(figure_page, names):
+    for name in names:
+        figure_page.open_panel(name)
+    if "math" in names:
+        figure_page.wait_until("() => document.querySelector('#math-view .math-table tbody tr') !== null", None)
+    if "next" in names:
+        figure_page.wait_until("() => document.querySelector('#next-view .predictions li') !== null", None)
+
+
+# 5. axe-core in every state
+
+def test_axe_on_the_first_paint_and_the_error(browser, origin, axe_source):
+    context = browser.new_context()
+    page = context.new_page()
+    held = []
+    page.route("**/*.wasm", lambda route: held.append(route))  # Python never starts: the precomputed view stays
+    page.goto(origin + "/")
+    page.wait_for_selector(".chip[data-weight]", state="attached", timeout=WAIT_MS)
+    assert page.evaluate("document.documentElement.dataset.state") == "loading"
+    assert violations(page, axe_source) == []
+    context.close()
+
+    context = browser.new_context()
+    page = context.new_page()
+    page.route("**/build.json", lambda route: route.fulfill(status=404, body="not here"))
+    page.goto(origin + "/")
+    page.wait_for_selector("html[data-state='error']", state="attached", timeout=WAIT_MS)
+    assert violations(page, axe_source) == []
+    context.close()
+
+
+@pytest.mark.parametrize("scheme, width, panels", [
+    ("light", 1024, []), ("light", 1024, ["heads"]), ("light", 1024, ["matrix"]), ("light", 1024, ["math"]),
+    ("light", 1024, ["next"]), ("dark", 1024, []), ("dark", 1024, PANELS), ("light", 390, PANELS),
+])
+def test_axe_on_the_live_figure(browser, origin, axe_source, scheme, width, panels):
+    figure_page, problems = open_figure(browser, origin, color_scheme=scheme, viewport={"width": width, "height": 800})
+    open_panels(figure_page, panels)
+    assert violations(figure_page.page, axe_source) == []
+    if "math" in panels:  # a what-if on: the banner, and a knocked-out head with the next token open
+        figure_page.page.locator("#what-if-scale").click()
+        if "next" in panels:
+            figure_page.page.locator(".knockouts button[data-layer='1'][data-head='1']").click()
+        figure_page.wait_until("() => !document.getElementById('what-if').hidden", None)
+        assert violations(figure_page.page, axe_source) == []
+    figure_page.page.context.close()
+    assert not problems, problems
+
+
+# 1. Keyboard
+
+def focused(page):
+    return page.evaluate("""() => { const e = document.activeElement;
+        return { id: e.id, tag: e.tagName, index: e.dataset.index ?? null, name: e.name ?? null, value: e.value ?? null,
+                 ring: getComputedStyle(e).outlineStyle !== 'none' || getComputedStyle(e).boxShadow !== 'none'
+                       || (e.matches('input[type=radio]') && getComputedStyle(e.nextElementSibling).outlineStyle !== 'none') }; }""")
+
+
+def test_every_control_in_order_by_keyboard(browser_page, figure):
+    figure_page, _, _ = browser_page
+    page = figure_page.page
+    figure_page.set_text("Alice said nothing to the Queen")
+    figure_page.select(layer=2, head=3, token=5)
+    page.locator("#text").focus()
+    stops = []
+    for _ in range(7):
+        page.keyboard.press("Tab")
+        stops.append(focused(page))
+    assert [(s["name"], s["value"]) for s in stops[:2]] == [("layers", "2"), ("heads", "3")]  # radio groups: one stop each
+    assert [s["id"] for s in stops[2:5]] == ["copy-link", "save-png", "save-svg"]
+    assert stops[5]["index"] == "5"  # the chips: one stop, the query's
+    assert stops[6]["id"] == "" and stops[6]["tag"] == "SUMMARY"  # then the first panel
+    assert all(s["ring"] for s in stops), stops  # a visible focus ring on each
+    # the chips: arrow keys move the query, and state().token follows
+    page.keyboard.press("Shift+Tab")
+    last = len(figure_page.state()["ids"]) - 1
+    for key, token in [("ArrowLeft", 4), ("ArrowLeft", 3), ("ArrowRight", 4), ("Home", 0), ("ArrowLeft", 0), ("End", last), ("ArrowRight", last)]:
+        page.keyboard.press(key)
+        figure_page.wait_until("t => window.attentionLive.state().token === t", token)
+        assert focused(page)["index"] == str(token)
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("Enter")  # Enter (and Space) keep the focused chip as the query
+    figure_page.wait_until("t => window.attentionLive.state().token === t", last - 1)
+    check_view(figure_page, figure)
+    # the radio groups: arrow keys choose the layer and the head
+    page.locator("#heads input[value='3']").focus()
+    page.keyboard.press("ArrowRight")
+    figure_page.wait_until("h => window.attentionLive.state().head === h", 4)
+    page.keyboard.press("ArrowLeft")
+    figure_page.wait_until("h => window.attentionLive.state().head === h", 3)
+
+
+def test_the_math_strips_read_out_by_keyboard(browser_page):
+    figure_page, _, _ = browser_page
+    figure_page.open_panel("math")
+    figure_page.wait_until("() => document.querySelector('#math-view .math-table tbody tr') !== null", None)
+    explained = figure_page.page.evaluate("window.attentionLive.explain()")
+    readout = figure_page.page.locator("#strip-readout")
+    figure_page.page.locator("canvas[data-name='k']").focus()
+    figure_page.page.keyboard.press("ArrowDown")
+    figure_page.page.keyboard.press("ArrowRight")
+    labels = figure_page.state()["tokens"]
+    value = explained["k"][1][1]
+    assert readout.text_content() == f"k of «{labels[1]}», component 2 of {explained['dk']}: {'−' if value < 0 else ''}{abs(value):.3f}"
+    figure_page.open_panel("math", False)
+
+
+def test_a_phone_with_touch_and_an_on_screen_keyboard(browser, origin):
+    figure_page, problems = open_figure(browser, origin, viewport={"width": 390, "height": 740}, has_touch=True,
+                                        is_mobile=True, device_scale_factor=2)
+    page = figure_page.page
+    page.locator("#text").tap()
+    page.keyboard.press("End")
+    page.keyboard.type(" and")
+    figure_page.wait_until("t => window.attentionLive.state().text.endsWith(t)", " and")
+    page.locator(".chip[data-index='2']").tap()  # one tap selects
+    figure_page.wait_until("i => window.attentionLive.state().token === i", 2)
+    page.locator("#heads label[data-value='1']").tap()
+    figure_page.wait_until("h => window.attentionLive.state().head === h", 1)
+    page.context.close()
+    assert not problems, problems
+
+
+# 2. Screen readers
+
+def test_chip_names_and_the_figure_heading(browser_page, figure):
+    figure_page, _, _ = browser_page
+    figure_page.set_text("Alice said nothing to the Queen")
+    figure_page.select(layer=2, head=3, token=3)
+    state = check_view(figure_page, figure)
+    T = len(state["ids"])
+    row = figure.analyse(state["text"])["attention"][1, 2, 3]
+    names = figure_page.page.eval_on_selector_all(".chip", "chips => chips.map(c => c.getAttribute('aria-label'))")
+    for j, (label, name) in enumerate(zip(state["tokens"], names)):
+        assert name == (f"«{label}» {row[j] * 100:.1f}%, token {j + 1} of {T}" if j <= 3 else f"«{label}», token {j + 1} of {T}, masked (a later token)")
+    order = figure_page.page.evaluate("""() => [...document.querySelectorAll('h1, #figure-description, #text, #layers')].map(e => e.id)""")
+    assert order == ["figure-title", "figure-description", "text", "layers"]
+    assert figure_page.page.evaluate("document.querySelector('main').getAttribute('aria-describedby')") == "figure-description"
+
+
+def test_the_live_region_speaks_once_per_pause_and_once_per_choice(browser_page, figure):
+    figure_page, _, _ = browser_page
+    page = figure_page.page
+    assert page.locator("[aria-live='assertive'], [role='alert']:visible").count() == 0
+    assert page.locator("#status").get_attribute("aria-live") is None  # the status line changes on hover: not spoken
+    page.evaluate("""() => {
+        window.spoken = [];
+        new MutationObserver(() => spoken.push(document.getElementById('announcer').textContent))
+            .observe(document.getElementById('announcer'), { childList: true, characterData: true, subtree: true });
+    }""")
+    box = page.locator("#text")
+    box.fill("")
+    figure_page.wait_until("() => window.attentionLive.state().text === ''", None)
+    figure_page.wait_until("() => spoken.length > 0", None)
+    page.evaluate("spoken.length = 0")
+    box.press_sequentially("Alice said", delay=60)  # 10 characters; with the fill's pause, 11 edits
+    figure_page.wait_until("() => spoken.length > 0 && window.attentionLive.state().text === 'Alice said'", None)
+    state = figure_page.state()
+    assert len(page.evaluate("spoken")) <= 2, page.evaluate("spoken")
+    last = page.evaluate("spoken.at(-1)")
+    assert last.startswith(f"{len(state['ids'])} tokens; layer {state['layer']}, head {state['head']}: «{state['tokens'][-1]}» attends most to «")
+    page.evaluate("spoken.length = 0")
+    figure_page.click_token(0)
+    figure_page.wait_until("() => spoken.length === 1", None)
+    assert page.evaluate("spoken") == [f"{len(state['ids'])} tokens; layer {state['layer']}, head {state['head']}: «{state['tokens'][0]}» attends most to «{state['tokens'][0]}» 100.0%."]
+    figure_page.click_choice("heads", 1)
+    figure_page.wait_until("() => spoken.length === 2", None)
+    page.locator(".chip[data-index='1']").hover()  # a hover preview is for the eyes only
+    figure_page.wait_until("() => document.querySelector('.chip.preview') !== null", None)
+    assert len(page.evaluate("spoken")) == 2
+
+
+# 3. Display preferences
+
+def luminance(rgb):
+    """WCAG 2.1 relative luminance of an sRGB colour given as (r, g, b) bytes."""
+    def linear(c):
+        c /= 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (linear(c) for c in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a, b):
+    """WCAG 2.1 contrast ratio of two colours (1 to 21)."""
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def rgb(css):
+    """(r, g, b) of a computed colour "rgb(r, g, b)" or "rgba(r, g, b, a)"."""
+    return tuple(int(float(x)) for x in css[css.index("(") + 1:css.index(")")].replace(",", " ").split()[:3])
+
+
+def chip_colours(page):
+    """For each chip: (text colour of its label and percentage, its background), or (text, hatch colours) masked."""
+    return page.eval_on_selector_all(".chip", """chips => chips.map(c => {
+        const s = getComputedStyle(c);
+        const hatch = s.backgroundImage.match(/rgba?\\([^)]*\\)/g);
+        return { masked: c.classList.contains('masked'), backgrounds: hatch ?? [s.backgroundColor],
+                 texts: [getComputedStyle(c.querySelector('.label')).color, getComputedStyle(c.querySelector('.percent')).color] };
+    })""")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_text_contrast_on_every_chip_in_light_and_dark(browser, origin, figure, scheme):
+    figure_page, problems = open_figure(browser, origin, color_scheme=scheme)
+    # the default view, then the first token as the query: its only key weighs 100% (the strongest colour)
+    for text, view in [(None, {}), ("Alice said nothing.", {"token": 0})]:
+        if text:
+            figure_page.set_text(text)
+            figure_page.select(**view)
+        for chip in chip_colours(figure_page.page):
+            for text_colour in chip["texts"]:
+                for background in chip["backgrounds"]:
+                    assert contrast(rgb(text_colour), rgb(background)) >= 4.5, (scheme, chip)
+    weights = [float(c["weight"]) for c in figure_page.chips() if c["weight"]]
+    assert max(weights) > 0.9  # the strongest colour was among them
+    page_colours = figure_page.page.evaluate("""() => [getComputedStyle(document.body).backgroundColor,
+        getComputedStyle(document.body).color, getComputedStyle(document.querySelector('.colour-legend')).color]""")
+    background, ink, legend = (rgb(c) for c in page_colours)
+    assert (luminance(background) < 0.05) == (scheme == "dark")  # a dark page under prefers-color-scheme: dark
+    assert contrast(ink, background) >= 4.5 and contrast(legend, background) >= 4.5
+    figure_page.page.context.close()
+    assert not problems, problems
+
+
+def test_forced_colours_keep_the_selection_and_the_query_visible(browser, origin):
+    figure_page, problems = open_figure(browser, origin, forced_colors="active")
+    looks = figure_page.page.evaluate("""() => {
+        const style = (selector) => getComputedStyle(document.querySelector(selector));
+        const query = style('.chip.query'), checked = style('#layers input:checked + span'), percent = style('.chip.query .percent');
+        return { query: [query.outlineStyle, parseFloat(query.outlineWidth)], checked: [checked.outlineStyle, parseFloat(checked.outlineWidth)],
+                 masked: style('.chip.masked').borderTopStyle, percent: percent.color, chip: query.backgroundColor };
+    }""")
+    assert looks["query"][0] == "solid" and looks["query"][1] >= 2
+    assert looks["checked"][0] == "solid" and looks["checked"][1] >= 2
+    assert looks["masked"] == "dashed"
+    assert contrast(rgb(looks["percent"]), rgb(looks["chip"])) >= 4.5
+    figure_page.page.context.close()
+    assert not problems, problems
+
+
+def test_reduced_motion_runs_no_animation(browser, origin):
+    figure_page, problems = open_figure(browser, origin, reduced_motion="reduce")
+    figure_page.open_panel("heads")
+    figure_page.click_token(2)
+    figure_page.page.locator("#text").press("End")
+    figure_page.page.keyboard.type(" x")
+    figure_page.wait_until("() => window.attentionLive.state().text.endsWith(' x')", None)
+    assert figure_page.page.evaluate("document.getAnimations().length") == 0
+    durations = figure_page.page.eval_on_selector_all(".chip, .thumb, button, summary", "es => [...new Set(es.map(e => getComputedStyle(e).transitionDuration))]")
+    assert durations == ["0s"]
+    figure_page.page.context.close()
+    assert not problems, problems
+
+
+# 4. Small screens and zoom
+
+@pytest.mark.parametrize("width, scale", [(320, 1), (640, 2)])  # a 320 px phone; 200% zoom of a 1280 px window
+def test_no_horizontal_scrolling_and_large_enough_controls(browser, origin, width, scale):
+    figure_page, problems = open_figure(browser, origin, viewport={"width": width, "height": 700}, device_scale_factor=scale)
+    open_panels(figure_page, PANELS)
+    figure_page.set_text("Alice was beginning to get very tired of sitting by her sister on the bank, " * 4)
+    assert figure_page.page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+    small = figure_page.page.eval_on_selector_all(
+        "button, summary, textarea, .choice span, .what-ifs label, canvas[tabindex], [role=region]",
+        "es => es.filter(e => e.checkVisibility()).map(e => [e.outerHTML.slice(0, 60), e.getBoundingClientRect().width, e.getBoundingClientRect().height])"
+        ".filter(([, w, h]) => w < 24 || h < 24)")
+    assert small == []
+    figure_page.page.context.close()
+    assert not problems, problems
