@@ -197,7 +197,7 @@ function writeLink() {
   link.timer = setTimeout(() => {
     link.timer = null;
     const text = queue.text.length > link.maxChars ? Array.from(queue.text).slice(-link.maxChars).join("") : queue.text; // what the figure uses
-    const fragment = linkFor(text, viewState.get());
+    const fragment = linkFor(text, viewState.get(), view.result.ids.length > 0);
     if (location.hash !== fragment) history.replaceState(history.state, "", fragment);
     link.written = true;
   }, LINK_PAUSE_MS);

@@ -8,6 +8,7 @@
  *                   {type: "attention-live:ready"}                   to the parent, whatever its origin
  *                   {type: "attention-live:resize", height}          to the parent, whatever its origin:
  *                                                                    the content height in CSS px, on every change
+ *                                                                    and again just after ready
  *                   {subject: "lti.frameResize", height}             the same, for Canvas, with ?lti=1
  *                   {type: "attention-live:state", state}            as attentionLive.state(), on every change and
  *                                                                    on getState, only to an origin listed in
@@ -119,7 +120,11 @@ export function startEmbedding(api, options) {
   }
 
   return {
-    ready: () => toParent({ type: `${PREFIX}ready` }),
+    ready() {
+      toParent({ type: `${PREFIX}ready` });
+      height = -1; // the height again, for a host that started listening late
+      sendHeight();
+    },
     changed() {
       if (!embedded || stateQueued || options.origins.length === 0) return;
       stateQueued = true;

@@ -64,9 +64,11 @@ export function readLink(hash, config, maxChars) {
   return { view, changes };
 }
 
-/** The fragment for `text` and the view state (token 1-based, as on screen; the open panels). */
-export function linkFor(text, state) {
-  const params = new URLSearchParams({ text, layer: String(state.layer), head: String(state.head), token: String(state.token + 1) });
+/** The fragment for `text` and the view state (token 1-based, as on screen, left out for a text
+ *  without tokens; the open panels). */
+export function linkFor(text, state, hasTokens) {
+  const params = new URLSearchParams({ text, layer: String(state.layer), head: String(state.head) });
+  if (hasTokens) params.set("token", String(state.token + 1));
   const open = PANELS.filter((name) => state.panels[name]);
   if (open.length) params.set("panels", open.join(","));
   return `#${params.toString()}`;
