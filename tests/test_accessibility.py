@@ -52,13 +52,21 @@ def browser(playwright):
     browser.close()
 
 
-def open_figure(browser, origin, **options):
-    """A new context and page on the figure, ready; returns (FigurePage, problems)."""
+def watched_page(browser, origin, **options):
+    """A new context and page with ``options``; returns (page, problems): page errors, console errors
+    and requests that left ``origin`` (blob: URLs of its own included), as sentences."""
     context = browser.new_context(**options)
     page = context.new_page()
     problems = []
     page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
     page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    context.on("request", lambda r: None if r.url.startswith((origin + "/", f"blob:{origin}/")) else problems.append(f"request: {r.url}"))
+    return page, problems
+
+
+def open_figure(browser, origin, **options):
+    """A new context and page on the figure, ready; returns (FigurePage, problems) (see watched_page)."""
+    page, problems = watched_page(browser, origin, **options)
     figure_page = FigurePage(page)
     figure_page.open(origin + "/")
     return figure_page, problems
@@ -76,23 +84,23 @@ def open_panels(figure_page, names):
 # 5. axe-core in every state
 
 def test_axe_on_the_first_paint_and_the_error(browser, origin, axe_source):
-    context = browser.new_context()
-    page = context.new_page()
+    page, problems = watched_page(browser, origin)
     held = []
     page.route("**/*.wasm", lambda route: held.append(route))  # Python never starts: the precomputed view stays
     page.goto(origin + "/")
     page.wait_for_selector(".chip[data-weight]", state="attached", timeout=WAIT_MS)
     assert page.evaluate("document.documentElement.dataset.state") == "loading"
     assert violations(page, axe_source) == []
-    context.close()
+    page.context.close()
+    assert not problems, problems
 
-    context = browser.new_context()
-    page = context.new_page()
+    page, problems = watched_page(browser, origin)
     page.route("**/build.json", lambda route: route.fulfill(status=404, body="not here"))
     page.goto(origin + "/")
     page.wait_for_selector("html[data-state='error']", state="attached", timeout=WAIT_MS)
     assert violations(page, axe_source) == []
-    context.close()
+    page.context.close()
+    assert [p for p in problems if "404" not in p] == [], problems  # the 404 itself is logged by the browser
 
 
 @pytest.mark.parametrize("scheme, width, panels", [
@@ -219,8 +227,8 @@ def test_the_live_region_speaks_once_per_pause_and_once_per_choice(browser_page,
     figure_page.wait_until("() => window.attentionLive.state().text === ''", None)
     figure_page.wait_until("() => spoken.length > 0", None)
     page.evaluate("spoken.length = 0")
-    box.press_sequentially("Alice said", delay=60)  # 10 characters; with the fill's pause, 11 edits
-    figure_page.wait_until("() => spoken.length > 0 && window.attentionLive.state().text === 'Alice said'", None)
+    box.press_sequentially("Alice said.", delay=60)  # 11 characters, 60 ms apart
+    figure_page.wait_until("() => spoken.length > 0 && window.attentionLive.state().text === 'Alice said.'", None)
     state = figure_page.state()
     assert len(page.evaluate("spoken")) <= 2, page.evaluate("spoken")
     last = page.evaluate("spoken.at(-1)")
