@@ -5,6 +5,7 @@ visitor's text) only to an origin listed in its embed-origin parameter. Checked 
 the figure's numbers against CPython's Figure."""
 
 import contextlib
+import json
 
 import numpy as np
 
@@ -39,18 +40,20 @@ HOST = """<!doctype html>
     });
   };
   window.ofType = (type) => received.filter((m) => m.data?.type === type || m.data?.subject === type);
+  const early = EARLY; // a message sent as soon as the iframe has loaded, long before the figure is ready
+  if (early) figure.addEventListener("load", () => send(early), { once: true });
   figure.src = "FIGURE_ORIGIN/?" + "QUERY".replace("HOST_ORIGIN", encodeURIComponent(location.origin));
 </script>
 """
 
 
 @contextlib.contextmanager
-def host(playwright, origin, query):
+def host(playwright, origin, query, early=None):
     """A host page on its own origin embedding the figure at ``origin`` with the query string ``query``
     (HOST_ORIGIN in it stands for the host's own origin); yields (page, figure frame, problems,
     host origin), and at the end asserts no page error or console error and that the figure's
     requests stay on its origin."""
-    body = HOST.replace("FIGURE_ORIGIN", origin).replace("QUERY", query)
+    body = HOST.replace("FIGURE_ORIGIN", origin).replace("QUERY", query).replace("EARLY", json.dumps(early))
     problems, requests = [], []
     with parent_page(playwright, body, requests=requests) as page:
         host_origin = page.evaluate("location.origin")
@@ -143,3 +146,12 @@ def test_the_state_goes_only_to_a_listed_origin(playwright, origin):
             assert page.evaluate("ofType('lti.frameResize')") == []  # without ?lti=1
             if query.endswith("*"):  # not an origin: the page says so
                 assert "is not an origin" in frame.locator("#notice").text_content()
+
+
+def test_a_text_sent_before_ready_wins_over_the_address(playwright, origin, figure):
+    early = {"type": "attention-live:setText", "text": TEXT, "id": "early"}
+    with host(playwright, origin, "embed-origin=HOST_ORIGIN#text=Link%20words&token=2", early) as (page, frame, _):
+        assert page.evaluate("received.find(m => m.data.id === 'early')?.data") == {"type": "attention-live:reply", "id": "early", "ok": True}
+        state = frame.evaluate("window.attentionLive.state()")
+        assert state["text"] == TEXT == frame.locator("#text").input_value()
+        assert state["tokens"] == figure.analyse(TEXT)["labels"] and frame.locator("#notice").is_hidden()

@@ -118,8 +118,33 @@ def test_the_save_buttons_download_the_image(page):
 
 
 def test_bad_export_calls_are_refused(page):
-    error = page.page.evaluate("() => window.attentionLive.exportImage({ format: 'gif' }).then(() => null, e => e.message)")
-    assert error == 'format must be "svg" or "png", got "gif"'
+    errors = page.page.evaluate("""() => Promise.all([{ format: 'gif' }, 'svg', null, 0].map(
+        (options) => window.attentionLive.exportImage(options).then(() => null, (e) => `${e.name}: ${e.message}`)))""")
+    assert errors == ['TypeError: format must be "svg" or "png", got "gif"', 'TypeError: exportImage takes {format: "svg" | "png"}, got "svg"',
+                      'TypeError: exportImage takes {format: "svg" | "png"}, got null', 'TypeError: exportImage takes {format: "svg" | "png"}, got 0']
+
+
+def test_a_phone_exports_everything_inside_the_image(browser_page, origin):
+    figure_page, _, _ = browser_page
+    page = figure_page.page
+    page.set_viewport_size({"width": 320, "height": 700})
+    try:
+        figure_page.set_text("Alice was beginning to get very tired of sitting by her sister on the bank, " * 6)
+        for name in ["heads", "matrix", "math", "next"]:
+            figure_page.open_panel(name)
+        figure_page.wait_until("() => document.querySelector('#next-view .predictions li') !== null", None)
+        root, _ = texts(exported(figure_page, "svg")[2])
+        width = float(root.get("width"))
+        for node in root.iter():
+            if node.tag in (f"{SVG}rect", f"{SVG}image") and node.get("x") is not None:
+                x, w = float(node.get("x")), float(node.get("width"))
+                assert w >= 0 and 0 <= x and x + w <= width, (node.tag, node.attrib.get("href", "")[:0], x, w, width)
+            if node.tag == f"{SVG}text" and node.get("transform") is None:
+                assert 0 <= float(node.get("x")) <= width
+        for name in ["heads", "matrix", "math", "next"]:
+            figure_page.open_panel(name, False)
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 720})
 
 
 def test_printing_gives_one_page_with_the_figure(page):

@@ -91,6 +91,7 @@ def test_lone_utf_16_surrogate_from_the_browser(browser_page, figure):
     figure_page, _, _ = browser_page
     figure_page.page.evaluate("() => window.attentionLive.setText('a\\uD83Db')")  # a JS string: the surrogate stays lone
     assert check_view(figure_page, figure)["text"] == "a\ufffdb"
+    assert figure_page.page.evaluate("document.getElementById('text').value") == "a\ufffdb"  # the box says the same
     figure_page.page.evaluate("""() => {
         const box = document.getElementById('text');
         box.value = 'x\\uDC4Dy';

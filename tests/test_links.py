@@ -76,16 +76,48 @@ def test_the_address_follows_the_view_without_new_history_entries(opened, figure
     ("text=Alice%E0%A4%20said", ["not valid percent-encoding"], (None, None)),
     ("text=" + "a" * 3000, ["3,000 characters; only its last 2,048"], (None, None)),
     ("text=Alice&panels=matrix,nope", ["panels this figure does not have (nope)"], (None, None)),
+    ("text=start" + "%0D%0A" * 1500 + "end", [], (None, None)),  # 1,508 characters once line breaks are as in the box
+    ("text=Alice%20said&layer=1e309&token=2.5", ["token 2.5; tokens count from 1 in whole numbers, so token 3"], (2, None)),
+    ("text=Alice%20said&token=-5", ["token -5; tokens count from 1 in whole numbers, so token 1"], (None, None)),
 ])
 def test_a_bad_link_falls_back_and_says_what_it_changed(opened, figure, fragment, changed, want):
     open_link, _ = opened
     page = open_link(fragment)
-    page.wait_until("() => !document.getElementById('notice').hidden", None)
+    if changed:
+        page.wait_until("() => !document.getElementById('notice').hidden", None)
     for words in changed:
         assert words in notice(page), notice(page)
     state = page.state()
     layer, head = want
     assert layer is None or state["layer"] == layer
     assert head is None or state["head"] == head
-    assert state["token"] == len(state["ids"]) - 1
-    check_view(page, figure)
+    if "token=" not in fragment or "token=40" in fragment:
+        assert state["token"] == len(state["ids"]) - 1
+    state = check_view(page, figure)
+    assert state["text"] == page.page.locator("#text").input_value()
+    if "%0D%0A" in fragment:
+        assert state["text"] == "start" + "\n" * 1500 + "end" and "characters" not in notice(page)  # not cut
+
+
+def test_a_text_given_before_the_figure_is_ready_replaces_the_link(context, origin, figure):
+    """Typing, or setText, while the model loads: the text given wins over the link's, the link's
+    notices go, and the default view's token is never reported as a link's."""
+    for fragment, give in [("", "type"), ("#text=Link%20words%20here&token=2&layer=9", "setText")]:
+        page = context.new_page()
+        held = []
+        page.route("**/*.wasm", lambda route: held.append(route))  # Python waits until the text is given
+        page.goto(f"{origin}/{fragment}")
+        page.wait_for_selector("html[data-state='loading'] #layers input", state="attached")
+        if give == "type":
+            page.locator("#text").fill("Hi")
+        else:
+            page.evaluate("() => { window.given = window.attentionLive.setText('Hi there'); }")
+        for route in held:
+            route.continue_()
+        page.route("**/*.wasm", lambda route: route.continue_())
+        figure_page = FigurePage(page)
+        assert figure_page.settled() == "ready"
+        figure_page.wait_until("t => window.attentionLive.state().text === t", "Hi" if give == "type" else "Hi there")
+        assert page.locator("#notice").is_hidden(), notice(figure_page)
+        check_view(figure_page, figure)
+        page.close()

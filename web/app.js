@@ -77,7 +77,7 @@ function fail(message) {
   root.dataset.state = "error";
   setStatus(message);
   announcer.now(message);
-  if (view.result) drawNotice(view.result);
+  drawNotice(view.result);
   el.retry.hidden = false;
   readyReject(new Error(message));
   for (const waiter of queue.waiters.splice(0)) waiter.reject(new Error(message));
@@ -154,20 +154,25 @@ viewState.subscribe(render);
 viewState.subscribe(writeLink);
 viewState.subscribe(() => embedding?.changed());
 
+/* The address's embed-origin values that are not origins (embed.js): said for as long as the page is open. */
+const embedWarnings = embedOptions.rejected.map((value) => `The address's embed-origin "${value}" is not an origin (scheme://host, with :port if any, no path): the state is not sent to it.`);
+
+/** The notice above the chips: what the figure changed in what it was given (`result`, or null
+ *  before the first result is shown), the link's changes and the address's embed warnings. */
 function drawNotice(result) {
   const parts = [];
-  if (result.precomputed) {
+  if (result?.precomputed) {
     parts.push(root.dataset.state === "error" ? "This view was computed when the figure was built."
       : "This view was computed when the figure was built; the live model is still loading.");
   }
-  if (result.charsDropped > 0) {
+  if (result?.charsDropped > 0) {
     parts.push(`Only the last ${Array.from(result.text).length.toLocaleString("en")} characters are used.`); // code points, as Python counts
   }
-  if (result.tokensDropped > 0) {
+  if (result?.tokensDropped > 0) {
     const earlier = result.tokensDropped === 1 ? "1 earlier token is" : `${result.tokensDropped} earlier tokens are`;
     parts.push(`Showing the last ${result.ids.length} tokens, the model's context (block_size); ${earlier} not shown.`);
   }
-  parts.push(...link.changes); // what a link asked for that could not be shown (until the next edit)
+  parts.push(...link.changes, ...embedWarnings); // what a link asked for that could not be shown (until the next text)
   el.notice.textContent = parts.join(" ");
   el.notice.hidden = parts.length === 0;
 }
@@ -201,6 +206,14 @@ function writeLink() {
     if (location.hash !== fragment) history.replaceState(history.state, "", fragment);
     link.written = true;
   }, LINK_PAUSE_MS);
+}
+
+/* A new text from the reader, the API or a host page, replacing the one shown: the link's notices go
+ * and its token no longer applies; the build's precomputed view (the default sentence's) comes down. */
+function textReplaced() {
+  link.changes = [];
+  link.token = undefined;
+  if (view.result?.precomputed) forgetPrecomputed();
 }
 
 /* The first live result: the link's token, moved to the last token when the text is shorter. */
@@ -293,13 +306,20 @@ function whenShown(seq) {
   return new Promise((resolve, reject) => queue.waiters.push({ seq, resolve, reject }));
 }
 
-/** Put `text` in the text box and return what the box holds, which is the figure's text from then on.
- *  One rule for line breaks, wherever a text comes from (typing, pasting, setText, a link, a message):
- *  a text box turns "\r\n" and "\r" into "\n" (HTML's newline normalisation of a textarea's value),
- *  so the figure does too, and state().text, the box and the chips always describe the same string.
- *  (Python's tokenizer itself keeps "\r": ids and labels of a text given to Figure.analyse.) */
+/** `text` as a text box holds it, which is how the figure takes every text, wherever it comes from
+ *  (typing, pasting, setText, a link, a message), so that state().text, the box and the chips always
+ *  describe the same string: a text box turns "\r\n" and "\r" into "\n" (HTML's newline
+ *  normalisation of a textarea's value), and a lone UTF-16 surrogate becomes U+FFFD (as Python's
+ *  tokenizer maps it). Python itself keeps "\r": the ids and labels of a text given to Figure.analyse. */
+const scratchBox = document.createElement("textarea"); // never shown
+function asInBox(text) {
+  scratchBox.value = typeof text.toWellFormed === "function" ? text.toWellFormed() : text;
+  return scratchBox.value;
+}
+
+/** Put `text` in the text box (asInBox) and return what it holds: the figure's text from then on. */
 function intoBox(text) {
-  el.text.value = text;
+  el.text.value = asInBox(text);
   return el.text.value;
 }
 
@@ -354,10 +374,14 @@ function toggleKnockout(layer, head) {
   viewState.update({ knockout: next.sort((a, b) => a[0] - b[0] || a[1] - b[1]) });
 }
 
+/* A value given to the API, as an error message shows it: NaN, Infinity, 2n as themselves, others as JSON. */
+function describe(value) {
+  return typeof value === "number" || typeof value === "bigint" || typeof value === "symbol" ? String(value) : JSON.stringify(value) ?? String(value);
+}
+
 function checkedNumber(value, low, high, name) {
   if (!Number.isInteger(value) || value < low || value > high) {
-    const got = typeof value === "number" ? String(value) : JSON.stringify(value); // NaN, Infinity as themselves
-    throw new RangeError(`${name} must be an integer from ${low} to ${high}, got ${got}`);
+    throw new RangeError(`${name} must be an integer from ${low} to ${high}, got ${describe(value)}`);
   }
   return value + 0; // + 0 turns -0 into 0
 }
@@ -386,6 +410,7 @@ const api = {
    *  shows its tokens and attention. */
   setText(text) {
     if (typeof text !== "string") return Promise.reject(new TypeError(`setText needs a string, got ${typeof text}`));
+    textReplaced();
     return submit(intoBox(text));
   },
   /** Choose the view: layer and head 1-based as labelled, token 0-based among the shown tokens; a
@@ -424,10 +449,14 @@ const api = {
    *  caption naming the model, layer, head and query; `format` "svg" or "png" (twice the CSS pixel
    *  size, or the device pixel ratio if larger). Resolves to a File (a Blob with a name such as
    *  "attention-live-then-the-queen-l2h3.svg") once the text on its way, if any, is shown. */
-  async exportImage({ format = "png" } = {}) {
-    if (format !== "svg" && format !== "png") throw new TypeError(`format must be "svg" or "png", got ${JSON.stringify(format)}`);
-    if (!view.result) await ready; // a link's text is drawn once Python runs
+  async exportImage(options = {}) {
+    if (options === null || typeof options !== "object") throw new TypeError(`exportImage takes {format: "svg" | "png"}, got ${describe(options)}`);
+    const { format = "png" } = options;
+    if (format !== "svg" && format !== "png") throw new TypeError(`format must be "svg" or "png", got ${describe(format)}`);
+    const { panels } = viewState.get();
+    if (!view.result || ((panels.math || panels.next) && !worker)) await ready.catch(() => {}); // the numbers of a link's text, of the open panels
     if (queue.requested > queue.shown) await whenShown(queue.requested);
+    if (!view.result) throw new Error("the figure has no text to show yet");
     const state = viewState.get();
     const { result } = view;
     const live = worker && !result.precomputed && result.ids.length > 0;
@@ -566,19 +595,18 @@ async function showManifest(manifest) {
   view.matrix = createMatrix(el.matrix, pickToken);
   view.math = createMathPanel(el.math, (whatIf) => viewState.update({ whatIf }));
   view.next = createNextToken(el.next, config, toggleKnockout);
-  Object.assign(link, readLink(location.hash, config, manifest.max_text_chars), { maxChars: manifest.max_text_chars });
-  for (const value of embedOptions.rejected) {
-    link.changes.push(`The address's embed-origin "${value}" is not an origin (scheme://host, with :port if any, no path): the state is not sent to it.`);
-  }
+  Object.assign(link, readLink(location.hash, config, manifest.max_text_chars, asInBox), { maxChars: manifest.max_text_chars });
+  const given = queue.requested > 0; // a text given before build.json arrived (setText, a message, typing) wins over the link's
+  if (given) Object.assign(link, { view: { ...link.view, text: undefined, token: undefined }, changes: [] });
   const { text, layer, head, token, panels } = link.view;
   const linked = text !== undefined && intoBox(text) !== defaultView.text;
-  viewState.update({ layer: layer ?? defaultView.layer, head: head ?? defaultView.head, token: linked ? Number.MAX_SAFE_INTEGER : defaultView.token, panels: panels ?? {} });
-  link.token = token ?? (linked ? undefined : defaultView.token);
-  if (linked) {
+  const fresh = linked || (given && el.text.value !== defaultView.text); // no precomputed view for this text
+  viewState.update({ layer: layer ?? defaultView.layer, head: head ?? defaultView.head, token: fresh ? Number.MAX_SAFE_INTEGER : defaultView.token, panels: panels ?? {} });
+  link.token = token; // the link's own, applied to the first live result
+  if (fresh) {
     queue.text = el.text.value; // drawn once Python has tokenized it; the precomputed view is the default sentence's
-    setStatus("Computing this link's text… (the live model is loading)");
-    el.notice.textContent = link.changes.join(" ");
-    el.notice.hidden = link.changes.length === 0;
+    setStatus(`Computing ${linked ? "this link's" : "this"} text… (the live model is loading)`);
+    drawNotice(null);
   } else {
     queue.text = defaultView.text;
     showPrecomputed(defaultView, config);
@@ -619,8 +647,7 @@ function start() {
   window.attentionLive = api;
   embedding = startEmbedding(api, embedOptions);
   el.text.addEventListener("input", (event) => {
-    link.changes = []; // the reader has moved on from the link
-    if (view.result?.precomputed) forgetPrecomputed();
+    textReplaced();
     submit(el.text.value, event.timeStamp).catch(() => {}); // after a failed start the status already says why
   });
   el.retry.addEventListener("click", attempt);

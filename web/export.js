@@ -27,6 +27,7 @@ const MUTED = "#667085";
 const QUERY = "#d97706";
 const ACCENT = "rgb(37 99 235)";
 const BORDER = "#d0d5dd";
+const MIN_WIDTH = 600; // CSS px of the drawing: a figure narrower on screen (a phone) is drawn this wide
 const CHIP_HEIGHT = 40;
 const GAP = 5;
 
@@ -139,8 +140,9 @@ function matrix(snapshot, width) {
       parts.push(text(left + middle + 4, cells - 4, result.labels[i], { size: 11, family: MONO, fill: INK, transform: `rotate(-90 ${left + middle + 4} ${cells - 4})` }));
     }
     parts.push(tag("rect", { x: left, y: cells + state.token * cell, width: T * cell, height: Math.max(cell, 2), fill: "none", stroke: QUERY, "stroke-width": 2 }));
-    parts.push(text(MARGIN, cells + T * cell + 20, describeRow(result, state, state.token), { size: 13, fill: INK }));
-    return section(parts.join(""), columns + T * cell + 28);
+    const lines = wrap(describeRow(result, state, state.token), width, 13);
+    lines.forEach((line, i) => parts.push(text(MARGIN, cells + T * cell + 20 + i * 18, line, { size: 13, fill: INK })));
+    return section(parts.join(""), columns + T * cell + 10 + lines.length * 18);
   };
 }
 
@@ -162,10 +164,16 @@ function math(snapshot, width) {
     const strips = stripsOf(explained);
     let x = MARGIN;
     let tallest = 0;
-    for (const name of ["q", "k", "v"]) {
+    for (const name of ["q", "k", "v"]) { // side by side, wrapped as the page wraps them
+      const room = Math.max(stripSize(strips[name]).width, measure(GLOSSES[name], 11));
+      if (x > MARGIN && x + room > MARGIN + width) {
+        x = MARGIN;
+        y += tallest + 12;
+        tallest = 0;
+      }
       const drawn = strip(strips[name], strips.limit, GLOSSES[name], x, y);
       parts.push(drawn.svg);
-      x += Math.max(drawn.width, measure(GLOSSES[name], 11)) + 24;
+      x += room + 24;
       tallest = Math.max(tallest, drawn.height);
     }
     y += tallest + 12;
@@ -204,7 +212,7 @@ function nextToken(snapshot, width) {
     if (!predicted || result.ids.length === 0) return section(text(MARGIN, top + 14, "The prediction is shown once the live model has computed it.", { size: 13, fill: MUTED }), 22);
     const words = nextText(predicted, result.labels);
     const parts = [text(MARGIN, top + 14, words.heading, { size: 13, fill: INK })];
-    const bar = Math.min(200, width - 330);
+    const bar = Math.max(40, Math.min(200, width - 330));
     words.candidates.forEach((candidate, i) => {
       const y = top + 24 + i * 20;
       parts.push(text(MARGIN, y + 12, `${i + 1}. ${candidate.label}`, { size: 13, family: MONO, fill: INK }));
@@ -230,7 +238,7 @@ function definitions() {
  *  answer, or null), predicted (Figure.predict's, or null), width (CSS px of the figure on the page)}. */
 export function figureSvg(snapshot) {
   const { state } = snapshot;
-  const width = Math.max(320, Math.round(snapshot.width)) - 2 * MARGIN;
+  const width = Math.max(MIN_WIDTH, Math.round(snapshot.width)) - 2 * MARGIN; // the matrix (≤ 96 + 480 px) fits
   const sections = [caption(snapshot, width), chips(snapshot, width), legend()];
   const panels = { heads: ["All heads at once", headsGrid], matrix: ["This head's whole attention matrix", matrix], math: ["Show the math", math], next: ["The next token", nextToken] };
   for (const [name, [title, draw]] of Object.entries(panels)) {

@@ -9,19 +9,21 @@
 
 const PANELS = ["heads", "matrix", "math", "next"];
 
-/* The nearest whole number from low to high for a link's value, or null for one that is not a number. */
+/* The nearest whole number from low to high for a link's value (±Infinity included), or null for one
+ * that is not a number. */
 function nearest(value, low, high) {
   const number = Number(value);
-  if (value.trim() === "" || !Number.isFinite(number)) return null;
+  if (value.trim() === "" || Number.isNaN(number)) return null;
   return Math.min(high, Math.max(low, Math.round(number)));
 }
 
 /** The view a fragment asks for. `hash` is location.hash; `config` the model's (n_layer, n_head);
- *  `maxChars` the longest text the figure uses. Returns {view, changes}: view holds only the fields
+ *  `maxChars` the longest text the figure uses, counted in code points after `normalise` (the text as
+ *  the figure takes it: app.js's asInBox, line breaks as in a text box). Returns {view, changes}: view holds only the fields
  *  the link gave (text, layer, head, token 0-based, panels {name: true}), each made valid; changes
  *  lists sentences saying what was changed and why. The token is checked against the text later,
  *  once it is tokenized (see app.js). */
-export function readLink(hash, config, maxChars) {
+export function readLink(hash, config, maxChars, normalise = (text) => text) {
   const view = {};
   const changes = [];
   const raw = hash.replace(/^#/, "");
@@ -33,7 +35,7 @@ export function readLink(hash, config, maxChars) {
   }
   const params = new URLSearchParams(raw);
   if (params.has("text")) {
-    let text = params.get("text");
+    let text = normalise(params.get("text"));
     const chars = Array.from(text);
     if (chars.length > maxChars) {
       text = chars.slice(-maxChars).join("");
@@ -53,7 +55,8 @@ export function readLink(hash, config, maxChars) {
     const asked = params.get("token");
     const value = nearest(asked, 1, Number.MAX_SAFE_INTEGER);
     if (value === null) changes.push(`The link's token "${asked}" is not a number; the last token is selected.`);
-    else view.token = value - 1; // 1-based in links, as on screen
+    else if (String(value) !== asked.trim()) changes.push(`The link asked for token ${asked}; tokens count from 1 in whole numbers, so token ${value} is selected.`);
+    if (value !== null) view.token = value - 1; // 1-based in links, as on screen
   }
   if (params.has("panels")) {
     const names = params.get("panels").split(",").filter((name) => name !== "");
