@@ -12,10 +12,15 @@ TEXT = "Alice said nothing, and the Queen said nothing either"
 
 
 @pytest.fixture(scope="module")
-def context(playwright):
+def context(playwright, origin):
+    """One browser context for the module's pages; at the end, no request may have left the origin."""
+    requests = []
     with browser_context(playwright) as context:
         context.grant_permissions(["clipboard-read", "clipboard-write"])
+        context.on("request", lambda r: requests.append(r.url))
         yield context
+    foreign = [url for url in requests if not url.startswith((origin + "/", f"blob:{origin}/"))]
+    assert requests and not foreign, foreign
 
 
 @pytest.fixture
