@@ -212,16 +212,22 @@ def test_chip_names_and_the_figure_heading(browser_page, figure):
     assert figure_page.page.evaluate("document.querySelector('main').getAttribute('aria-describedby')") == "figure-description"
 
 
+def listen(page):
+    """Record in window.spoken every text the live region (#announcer) takes from now on."""
+    page.evaluate("""() => {
+        window.spoken = [];
+        if (window.listening) return;
+        window.listening = new MutationObserver(() => spoken.push(document.getElementById('announcer').textContent));
+        window.listening.observe(document.getElementById('announcer'), { childList: true, characterData: true, subtree: true });
+    }""")
+
+
 def test_the_live_region_speaks_once_per_pause_and_once_per_choice(browser_page, figure):
     figure_page, _, _ = browser_page
     page = figure_page.page
     assert page.locator("[aria-live='assertive'], [role='alert']:visible").count() == 0
     assert page.locator("#status").get_attribute("aria-live") is None  # the status line changes on hover: not spoken
-    page.evaluate("""() => {
-        window.spoken = [];
-        new MutationObserver(() => spoken.push(document.getElementById('announcer').textContent))
-            .observe(document.getElementById('announcer'), { childList: true, characterData: true, subtree: true });
-    }""")
+    listen(page)
     box = page.locator("#text")
     box.fill("")
     figure_page.wait_until("() => window.attentionLive.state().text === ''", None)
@@ -344,3 +350,56 @@ def test_no_horizontal_scrolling_and_large_enough_controls(browser, origin, widt
     assert small == []
     figure_page.page.context.close()
     assert not problems, problems
+
+
+def test_focus_is_never_lost_to_the_page(browser_page):
+    figure_page, _, _ = browser_page
+    page = figure_page.page
+    active = "() => document.activeElement.id || document.activeElement.className"
+    figure_page.set_text("Alice said nothing to the Queen at all")
+    page.locator(".chip").last.focus()
+    figure_page.set_text("Alice said")  # the focused chip is gone
+    assert page.evaluate(active).startswith("chip") and page.evaluate("document.activeElement.getAttribute('aria-pressed')") == "true"
+    figure_page.open_panel("matrix")
+    page.locator("#matrix").focus()
+    figure_page.set_text("")  # no tokens: no chips, no matrix
+    figure_page.wait_until("() => document.activeElement.id === 'text'", None)
+    figure_page.open_panel("matrix", False)
+
+
+def test_a_what_if_choice_is_said_once_with_its_numbers(browser_page):
+    figure_page, _, _ = browser_page
+    page = figure_page.page
+    figure_page.set_text("Alice said nothing to the Queen at all")
+    figure_page.select(layer=2, head=3)
+    figure_page.open_panel("math")
+    listen(page)
+    for act in [lambda: page.locator("#what-if-scale").click(), lambda: figure_page.click_choice("heads", 1)]:
+        page.evaluate("spoken.length = 0")
+        act()
+        figure_page.wait_until("() => spoken.length > 0", None)
+        state = figure_page.state()
+        strongest = max(state["weights"])
+        page.wait_for_timeout(700)  # not a wait for readiness: a window longer than the announcer's 500 ms pause, in which nothing more may be said
+        spoken = page.evaluate("spoken")
+        assert len(spoken) == 1 and "(a what-if, not the model's own numbers)" in spoken[0], spoken
+        assert f"{strongest * 100:.1f}%" in spoken[0].split("attends most to")[1].split(",")[0], (spoken, strongest)
+    page.locator("#what-if-scale").click()
+    figure_page.wait_until("() => window.attentionLive.state().whatIf.scale", None)
+    figure_page.open_panel("math", False)
+
+
+def test_an_error_met_again_is_said_again(browser, origin):
+    page, problems = watched_page(browser, origin)
+    page.route("**/build.json", lambda route: route.fulfill(status=404, body="not here"))
+    page.goto(origin + "/")
+    page.wait_for_selector("html[data-state='error']", state="attached", timeout=WAIT_MS)
+    listen(page)
+    error = page.locator("#status").text_content()
+    page.locator("#retry").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#retry:not([hidden])", state="visible", timeout=WAIT_MS)
+    FigurePage(page).wait_until("e => spoken.length >= 2 && spoken.at(-1) === e", error)  # emptied, then said again
+    assert page.evaluate("document.activeElement.id") in ("text", "retry")  # not lost to the body
+    page.context.close()
+    assert [p for p in problems if "404" not in p] == [], problems

@@ -76,7 +76,7 @@ function setStatus(text) {
 function fail(message) {
   root.dataset.state = "error";
   setStatus(message);
-  announcer.now(message);
+  announcer.again(message); // said even when the same error comes back after "Try again"
   drawNotice(view.result);
   el.retry.hidden = false;
   readyReject(new Error(message));
@@ -230,6 +230,7 @@ function applyLinkToken(result) {
 let resultsShown = 0;
 
 function show(result) {
+  const focused = el.figure.contains(document.activeElement) ? document.activeElement : null;
   const token = queryAfter(view.result, result, viewState.get().token);
   result.seq = ++resultsShown; // explain's and predict's answers name the result they belong to
   view.result = result;
@@ -239,8 +240,23 @@ function show(result) {
   viewState.update({ token, preview: null });
   if (!result.precomputed) {
     applyLinkToken(result);
-    announcer.later(summary); // once the reader pauses
+    if (choicePending && showsWhatIfsOf(result, viewState.get())) {
+      choicePending = false;
+      announcer.choice(summary); // a choice that waited for these numbers
+    } else {
+      announcer.later(summary); // once the reader pauses
+    }
   }
+  keepFocus(focused);
+}
+
+/* After an update removed or hid the element that had the focus (a chip of a shortened text; the
+ * matrix or a strip of an emptied one), the focus goes to the query's chip, or to the text box when
+ * there are no tokens: never to the page's body. */
+function keepFocus(element) {
+  if (!element || (document.activeElement !== element && document.activeElement !== document.body)) return;
+  if (element.isConnected && element.checkVisibility()) return;
+  (el.tokens.querySelector('.chip[tabindex="0"]') ?? el.text).focus({ preventScroll: true });
 }
 
 async function resolveWaiters() {
@@ -329,13 +345,23 @@ function summary() {
   const { result } = view;
   const state = viewState.get();
   if (!result || result.ids.length === 0) return "No tokens: type a sentence.";
-  return `${result.ids.length} tokens; layer ${state.layer}, head ${state.head}: ${describeRow(result, state, state.token)}`;
+  const whatIf = hasWhatIf(state) || state.knockout.length ? " (a what-if, not the model's own numbers)" : "";
+  return `${result.ids.length} tokens; layer ${state.layer}, head ${state.head}${whatIf}: ${describeRow(result, state, state.token)}`;
 }
 
-/** A choice of the reader's (token, layer or head, by click, tap, keys or select()): shown, and said once. */
+/* Whether `result` holds the numbers of `state`'s what-ifs (its knockouts and the what-if of its head). */
+function showsWhatIfsOf(result, state) {
+  return JSON.stringify({ knockout: result.knockout ?? [], whatIf: result.whatIf ?? null }) === JSON.stringify(whatIfsOf(state));
+}
+
+let choicePending = false; // a choice whose numbers are on their way (a what-if on a new head, a what-if toggled)
+
+/** A choice of the reader's (token, layer, head or what-if; by click, tap, keys or select()): shown,
+ *  and said once, with the numbers it shows (when they need a new result, once that has arrived). */
 function choose(patch) {
   viewState.update({ ...patch, preview: null });
-  announcer.now(summary());
+  if (view.result && !view.result.precomputed && !showsWhatIfsOf(view.result, viewState.get())) choicePending = true;
+  else announcer.choice(summary);
 }
 
 function pickToken(index) {
@@ -371,7 +397,7 @@ function toggleKnockout(layer, head) {
   const { knockout } = viewState.get();
   const on = knockout.some(([l, h]) => l === layer && h === head);
   const next = on ? knockout.filter(([l, h]) => l !== layer || h !== head) : [...knockout, [layer, head]];
-  viewState.update({ knockout: next.sort((a, b) => a[0] - b[0] || a[1] - b[1]) });
+  choose({ knockout: next.sort((a, b) => a[0] - b[0] || a[1] - b[1]) });
 }
 
 /* A value given to the API, as an error message shows it: NaN, Infinity, 2n as themselves, others as JSON. */
@@ -593,7 +619,7 @@ async function showManifest(manifest) {
   drawLegend(el.legend);
   view.headsGrid = createHeadsGrid(el.headsGrid, config, (layer, head) => choose({ layer, head }));
   view.matrix = createMatrix(el.matrix, pickToken);
-  view.math = createMathPanel(el.math, (whatIf) => viewState.update({ whatIf }));
+  view.math = createMathPanel(el.math, (whatIf) => choose({ whatIf }));
   view.next = createNextToken(el.next, config, toggleKnockout);
   Object.assign(link, readLink(location.hash, config, manifest.max_text_chars, asInBox), { maxChars: manifest.max_text_chars });
   const given = queue.requested > 0; // a text given before build.json arrived (setText, a message, typing) wins over the link's
@@ -625,6 +651,7 @@ async function attempt() {
   try {
     newReadyPromise();
     root.dataset.state = "loading";
+    if (document.activeElement === el.retry) el.text.focus({ preventScroll: true }); // not lost with the button
     el.retry.hidden = true;
     if (manifest === null) {
       try {

@@ -85,8 +85,7 @@ export function drawWeights(container, row, query, previewing, causal = true) {
     }
     if (!previewing) {
       setAttribute(chip, "aria-pressed", String(index === query));
-      const tab = index === query ? 0 : -1;
-      if (chip.tabIndex !== tab) chip.tabIndex = tab;
+      setAttribute(chip, "tabindex", index === query ? "0" : "-1");
     }
     const weight = index > query && causal ? null : row[index]; // null: masked, a key after the query
     const place = `token ${index + 1} of ${T}`;

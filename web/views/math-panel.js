@@ -129,7 +129,8 @@ export function createMathPanel(container, onWhatIf) {
     strips.append(figure);
     canvases[name] = canvas;
   }
-  const readout = element("p", "strip-readout", "Point at a cell of q, k or v, or focus a strip and use the arrow keys, to read its number.");
+  const readoutHelp = "Point at a cell of q, k or v, or focus a strip and use the arrow keys, to read its number.";
+  const readout = element("p", "strip-readout", readoutHelp);
   readout.id = "strip-readout";
   const table = element("table", "math-table");
   const caption = element("caption");
@@ -200,6 +201,8 @@ export function createMathPanel(container, onWhatIf) {
   /** Show `text` instead of numbers (no tokens yet, or the live model still loading). */
   function clear(text) {
     current = null;
+    cursor.name = null;
+    readout.textContent = readoutHelp;
     content.hidden = true;
     setText(message, text);
     message.hidden = false;
@@ -208,6 +211,7 @@ export function createMathPanel(container, onWhatIf) {
   /** Draw `explained` (see above) for the tokens `labels`, with `cache` (kv_cache.cache_summary). */
   function draw(explained, labels, cache) {
     current = { explained, labels };
+    if (cursor.name) readCell(cursor.name, cursor.i, cursor.j); // the cell read out, with the numbers drawn now
     content.hidden = false;
     message.hidden = true;
     const text = mathText(explained, labels, cache);
