@@ -307,14 +307,18 @@ def test_text_contrast_on_every_chip_in_light_and_dark(browser, origin, figure, 
 
 def test_forced_colours_keep_the_selection_and_the_query_visible(browser, origin):
     figure_page, problems = open_figure(browser, origin, forced_colors="active")
+    figure_page.page.locator("#layers input:checked").focus()  # the layer group's tab stop: chosen and focused at once
     looks = figure_page.page.evaluate("""() => {
         const style = (selector) => getComputedStyle(document.querySelector(selector));
         const query = style('.chip.query'), checked = style('#layers input:checked + span'), percent = style('.chip.query .percent');
-        return { query: [query.outlineStyle, parseFloat(query.outlineWidth)], checked: [checked.outlineStyle, parseFloat(checked.outlineWidth)],
+        const other = style('#heads input:checked + span');
+        return { query: [query.outlineStyle, parseFloat(query.outlineWidth)], checked: [checked.borderTopStyle, parseFloat(checked.borderTopWidth)],
+                 focus: checked.outlineStyle, unfocused: other.outlineStyle,
                  masked: style('.chip.masked').borderTopStyle, percent: percent.color, chip: query.backgroundColor };
     }""")
     assert looks["query"][0] == "solid" and looks["query"][1] >= 2
-    assert looks["checked"][0] == "solid" and looks["checked"][1] >= 2
+    assert looks["checked"][0] == "solid" and looks["checked"][1] >= 2  # the choice: a border
+    assert looks["focus"] == "dashed" and looks["unfocused"] == "none"  # the focus: an outline besides it
     assert looks["masked"] == "dashed"
     assert contrast(rgb(looks["percent"]), rgb(looks["chip"])) >= 4.5
     figure_page.page.context.close()
@@ -403,3 +407,23 @@ def test_an_error_met_again_is_said_again(browser, origin):
     assert page.evaluate("document.activeElement.id") in ("text", "retry")  # not lost to the body
     page.context.close()
     assert [p for p in problems if "404" not in p] == [], problems
+
+
+def test_a_long_matrix_scrolls_with_the_keyboard_and_is_read_out(browser, origin, figure):
+    figure_page, problems = open_figure(browser, origin, viewport={"width": 320, "height": 640})
+    page = figure_page.page
+    figure_page.set_text("Alice was beginning to get very tired of sitting by her sister on the bank, " * 6)
+    figure_page.open_panel("matrix")
+    listen(page)
+    page.locator("#matrix").focus()
+    page.keyboard.press("Home")  # the first token as the query
+    for _ in range(100):  # the key read out: 100 columns to the right, past the box's right edge at 320 px
+        page.keyboard.press("ArrowRight")
+    state = figure_page.state()
+    assert state["token"] == 0 and len(state["ids"]) > 100
+    assert page.evaluate("document.querySelector('.matrix-box').scrollLeft") > 0  # the marked cell is in view
+    box, mark = (page.locator(selector).bounding_box() for selector in [".matrix-box", ".cell-mark"])
+    assert box["x"] <= mark["x"] and mark["x"] + mark["width"] <= box["x"] + box["width"] + 1
+    figure_page.wait_until("t => spoken.at(-1) === t", f"«{state['tokens'][0]}» → «{state['tokens'][100]}»: masked, a later token (0%).")
+    page.context.close()
+    assert not problems, problems

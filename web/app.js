@@ -73,6 +73,12 @@ function setStatus(text) {
   el.status.textContent = text;
 }
 
+/* The answer to a button (Copy link, Save): on the status line, and said. */
+function say(text) {
+  setStatus(text);
+  announcer.now(text);
+}
+
 function fail(message) {
   root.dataset.state = "error";
   setStatus(message);
@@ -372,9 +378,9 @@ function pickToken(index) {
 async function copyLink() {
   try {
     await navigator.clipboard.writeText(location.href);
-    setStatus("Link copied: it opens this text, layer, head and token.");
+    say("Link copied: it opens this text, layer, head and token.");
   } catch {
-    setStatus("The browser did not allow copying: copy the address bar, which holds this view.");
+    say("The browser did not allow copying: copy the address bar, which holds this view.");
   }
 }
 
@@ -387,9 +393,9 @@ async function save(format) {
     anchor.download = file.name;
     anchor.click();
     setTimeout(() => URL.revokeObjectURL(anchor.href), 60000); // the download has started well before
-    setStatus(`Saved ${file.name} (${(file.size / 1024).toFixed(0)} KB).`);
+    say(`Saved ${file.name} (${(file.size / 1024).toFixed(0)} KB).`);
   } catch (error) {
-    setStatus(`The image could not be made: ${error.message}`);
+    say(`The image could not be made: ${error.message}`);
   }
 }
 
@@ -618,8 +624,9 @@ async function showManifest(manifest) {
   drawChoices(el.heads, config.n_head, (head) => choose({ head }));
   drawLegend(el.legend);
   view.headsGrid = createHeadsGrid(el.headsGrid, config, (layer, head) => choose({ layer, head }));
-  view.matrix = createMatrix(el.matrix, pickToken);
-  view.math = createMathPanel(el.math, (whatIf) => choose({ whatIf }));
+  const readOut = (text) => announcer.choice(() => text); // a keyboard read-out of one number is a choice too
+  view.matrix = createMatrix(el.matrix, pickToken, readOut);
+  view.math = createMathPanel(el.math, (whatIf) => choose({ whatIf }), readOut);
   view.next = createNextToken(el.next, config, toggleKnockout);
   Object.assign(link, readLink(location.hash, config, manifest.max_text_chars, asInBox), { maxChars: manifest.max_text_chars });
   const given = queue.requested > 0; // a text given before build.json arrived (setText, a message, typing) wins over the link's

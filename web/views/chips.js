@@ -18,7 +18,7 @@ const PARTIAL = /\u27e8[0-9A-F]{2}( [0-9A-F]{2})*\u27e9/; // ⟨C3 A9⟩: bytes 
 
 function describe(label, index, id) {
   const partial = PARTIAL.test(label) ? " · ⟨hex⟩ are UTF-8 bytes of a character that this token holds only part of" : "";
-  return `token ${index} (id ${id}): ${label}${partial}`;
+  return `token ${index + 1} (id ${id}): ${label}${partial}`;
 }
 
 function makeChip(index, onPick, onPreview) {

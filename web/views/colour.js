@@ -125,7 +125,10 @@ export function drawLegend(container) {
     label.textContent = text;
     return label;
   });
-  container.replaceChildren(low, bar, high, masked, maskedText);
+  const maskedItem = document.createElement("span");
+  maskedItem.className = "legend-item"; // the swatch and its words stay on one line
+  maskedItem.append(masked, maskedText);
+  container.replaceChildren(low, bar, high, maskedItem);
   container.setAttribute("role", "img");
   container.setAttribute("aria-label", "Colour scale: attention from 0% (near white) to 100% (dark blue); masked later tokens in grey");
 }

@@ -102,7 +102,7 @@ export function mathText(explained, labels, cache) {
   };
 }
 
-export function createMathPanel(container, onWhatIf) {
+export function createMathPanel(container, onWhatIf, onRead) {
   const formula = element("p", "math-formula");
   const whatIfs = element("fieldset", "what-ifs");
   whatIfs.append(element("legend", null, "What-ifs, for this head only"));
@@ -187,6 +187,7 @@ export function createMathPanel(container, onWhatIf) {
     event.preventDefault();
     const at = cursor.name === name ? cursor : { i: 0, j: 0 };
     readCell(name, at.i + step[0], at.j + step[1]); // ±Infinity (Home, End) clamps to the row's ends
+    onRead(readout.textContent);
   }
 
   for (const canvas of [...Object.values(canvases), outputCanvas]) {

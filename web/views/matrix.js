@@ -14,7 +14,8 @@
  *
  * Input: `result.attention`, Float32Array [n_layer, n_head, T, T] of probabilities, `result.labels`,
  * and the view state (layer, head, token). Keyboard (the canvas is one tab stop): Up and Down move
- * the query, Home and End to the first and last token; Left and Right move the key read out.
+ * the query, Home and End to the first and last token; Left and Right move the key read out (the box
+ * scrolls to it; `onRead(text)` is given each keyboard read-out, for the live region).
  */
 import { firstChangedRow, paintHeatmap } from "./heatmap.js";
 import { element, setText } from "./dom.js";
@@ -51,7 +52,7 @@ export function describeRow(result, state, query) {
   return `«${result.labels[query]}» attends most to ${first}${rest.length ? `, then ${rest.join(", ")}` : ""}.`;
 }
 
-export function createMatrix(container, onPick) {
+export function createMatrix(container, onPick, onRead) {
   const canvas = element("canvas");
   canvas.id = "matrix";
   canvas.tabIndex = 0;
@@ -139,6 +140,8 @@ export function createMatrix(container, onPick) {
       event.preventDefault();
       const from = marked?.byKeyboard ? marked.key : query;
       markCell(query, Math.min(T - 1, Math.max(0, from + (event.key === "ArrowLeft" ? -1 : 1))), true);
+      cellMark.scrollIntoView({ block: "nearest", inline: "nearest" }); // a long text's matrix scrolls in its box
+      onRead(readout.textContent);
     }
   });
   canvas.addEventListener("blur", unmarkCell);
