@@ -236,7 +236,7 @@ function applyLinkToken(result) {
 let resultsShown = 0;
 
 function show(result) {
-  const focused = el.figure.contains(document.activeElement) ? document.activeElement : null;
+  const focused = document.activeElement !== el.text && el.figure.contains(document.activeElement) ? document.activeElement : null; // the box is never removed: typing pays nothing here
   const token = queryAfter(view.result, result, viewState.get().token);
   result.seq = ++resultsShown; // explain's and predict's answers name the result they belong to
   view.result = result;
