@@ -5,6 +5,9 @@ causal multi-head self-attention and a GELU MLP (tanh approximation, as GPT-2), 
 LayerNorm eps 1e-5, and an output head tied to the token embedding (Press & Wolf 2017).
 Attention is written out (no fused kernel) so that its probabilities can be returned: this model is
 the reference that ``attention_live.model`` (numpy, in the browser tab) is checked against.
+
+One training-only addition: stochastic depth on layer 1's attention branch (``l1_attention_drop``,
+``drop_path``). In eval mode, and whenever it is 0, the forward pass is plain GPT-2.
 """
 
 import math
@@ -23,10 +26,31 @@ class GPTConfig:
     n_head: int = 4  # attention heads per block
     n_embd: int = 120  # width of the residual stream; head size is n_embd // n_head
     dropout: float = 0.0  # training only; the exported model has none
+    l1_attention_drop: float = 0.0  # training only: probability of dropping block 1's attention branch per sequence
 
     def to_dict(self):
-        """The fields stored in the safetensors metadata (everything but dropout)."""
-        return {k: v for k, v in asdict(self).items() if k != "dropout"}
+        """The fields stored in the safetensors metadata (the architecture: no training-only field)."""
+        return {k: v for k, v in asdict(self).items() if k not in TRAINING_ONLY}
+
+
+TRAINING_ONLY = ("dropout", "l1_attention_drop")
+
+
+def drop_path(x, p, training):
+    """Stochastic depth for one residual branch: x (B, T, C) -> (B, T, C).
+
+    While training, each sequence's whole branch is zeroed with probability ``p`` and a kept one is
+    scaled by 1 / (1 - p), so its expected value is unchanged; in eval mode (or with p = 0) x is
+    returned as it is. Per sequence, not per token, so a dropped sequence has no attention in that
+    block at all. Huang et al. 2016, "Deep Networks with Stochastic Depth" (arXiv:1603.09382);
+    Fan et al. 2019, "Reducing Transformer Depth on Demand with Structured Dropout" (LayerDrop,
+    arXiv:1909.11556); the per-sample form of timm's ``drop_path``.
+    """
+    if p == 0.0 or not training:
+        return x
+    assert 0.0 < p < 1.0, f"drop probability must be in [0, 1), got {p}"
+    keep = x.new_empty(x.size(0), 1, 1).bernoulli_(1.0 - p)  # (B, 1, 1): 1 = this sequence keeps the branch
+    return x * keep / (1.0 - p)
 
 
 class CausalSelfAttention(nn.Module):
@@ -69,16 +93,17 @@ class MLP(nn.Module):
 
 
 class Block(nn.Module):
-    def __init__(self, config):
+    def __init__(self, config, attention_drop=0.0):
         super().__init__()
         self.ln_1 = nn.LayerNorm(config.n_embd, eps=1e-5)
         self.attn = CausalSelfAttention(config)
         self.ln_2 = nn.LayerNorm(config.n_embd, eps=1e-5)
         self.mlp = MLP(config)
+        self.attention_drop = attention_drop  # training only: stochastic depth on the attention branch
 
     def forward(self, x):
         a, att = self.attn(self.ln_1(x))
-        x = x + a
+        x = x + drop_path(a, self.attention_drop, self.training)
         x = x + self.mlp(self.ln_2(x))
         return x, att
 
@@ -91,7 +116,7 @@ class GPT(nn.Module):
             wte=nn.Embedding(config.vocab_size, config.n_embd),
             wpe=nn.Embedding(config.block_size, config.n_embd),
             drop=nn.Dropout(config.dropout),
-            h=nn.ModuleList([Block(config) for _ in range(config.n_layer)]),
+            h=nn.ModuleList([Block(config, config.l1_attention_drop if i == 0 else 0.0) for i in range(config.n_layer)]),
             ln_f=nn.LayerNorm(config.n_embd, eps=1e-5),
         ))
         self.lm_head = nn.Linear(config.n_embd, config.vocab_size, bias=False)

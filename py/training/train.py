@@ -11,6 +11,12 @@ decay, as in nanoGPT's ``train.py``. The checkpoint holds the float32 ``state_di
 the loss history, written at every evaluation (so a run cut short keeps its latest state; with
 ``--keep-checkpoints`` every evaluation's state is also kept, so each can be judged as a candidate);
 ``training.export`` turns it into ``weights/model.safetensors``.
+
+``--l1-attention-drop P`` trains with stochastic depth on block 1's attention branch
+(``training.gpt.drop_path``: each sequence's branch dropped with probability P), so that the
+name-finding job goes to a layer-2 head rather than a layer-1 one (why: ``weights/MODEL_CARD.md``).
+It changes training only; the exported model is plain GPT-2. With P = 0 (the default) nothing
+changes, not even the random number stream.
 """
 
 import argparse
@@ -86,6 +92,9 @@ def main():
     parser.add_argument("--warmup", type=int, default=100)
     parser.add_argument("--weight-decay", type=float, default=0.1)
     parser.add_argument("--dropout", type=float, default=0.1)
+    parser.add_argument("--l1-attention-drop", type=float, default=0.0, metavar="P",
+                        help="stochastic depth: drop block 1's attention branch per sequence with probability P "
+                             "while training (0 = off, today's recipe); the exported model is plain GPT-2")
     parser.add_argument("--eval-interval", type=int, default=250)
     parser.add_argument("--eval-batches", type=int, default=20)
     parser.add_argument("--threads", type=int, default=2)
@@ -100,7 +109,7 @@ def main():
     splits = {"train": encode_split(tokenizer, train_books), "validation": encode_split(tokenizer, validation_books)}
     print({name: len(data) for name, data in splits.items()}, "tokens")
 
-    config = GPTConfig(vocab_size=tokenizer.get_vocab_size(), dropout=args.dropout)
+    config = GPTConfig(vocab_size=tokenizer.get_vocab_size(), dropout=args.dropout, l1_attention_drop=args.l1_attention_drop)
     model = GPT(config)
     print(f"{model.num_parameters():,} parameters")
     decay = [p for p in model.parameters() if p.dim() >= 2]

@@ -1,0 +1,218 @@
+"""The sweep behind the shipped model: train candidates, judge every checkpoint, choose by a fixed rule.
+
+Issue 9 found that in plain runs layer-1 heads learn to find the name themselves and layer 2's
+share on «Alice» fades; issue 19's lever is stochastic depth on layer 1's attention branch
+(``training.train --l1-attention-drop P``). This script trains the runs of ``PLAN`` (each with
+``--keep-checkpoints``, so every evaluation, each 250 steps, is a candidate), then judges every
+checkpoint on:
+
+* the chapter's claims (``training.chapter_claims``) on the default sentence;
+* the held-out rate (``training.held_out_rate``, 60 sentences) of the layer-2 head the claims pick;
+* the validation loss on the whole split (``training.evaluate.model_loss``, nats/token, with the
+  float16 weights the page would download).
+
+Each judged checkpoint is one JSON line of ``--results`` (appended as soon as it is judged, so a sweep
+cut short keeps what it measured and a later call skips the runs already there). ``choose`` applies
+the selection rule below; ``--report`` prints the model card's sweep table and the choice.
+
+The selection rule, committed before any candidate of issue 19 was judged:
+
+1. A checkpoint is *eligible* when it meets claim 1 (a layer-2 head gives «Alice» at least 80% of
+   «said»'s attention, more than «and» and «Queen»), claim 2 (a layer-1 head gives no key more than
+   35%), has validation loss at most VALIDATION_BOUND (3.90 nats/token, whole split) and its claim-1
+   head finds the name in at least HELD_OUT_BOUND (70%) of the held-out sentences. Among eligible
+   checkpoints, the one with the lowest validation loss is shipped.
+2. If none is eligible: among checkpoints within the loss bound that meet claim 2, the one whose
+   focused head gives «Alice» the largest share (with «Alice» ahead of «and» and «Queen»; ties: the
+   lower validation loss); the model card then says by how much each number misses.
+3. If no checkpoint is within the loss bound: the one with the lowest validation loss.
+
+Usage (from ``py/``; two training runs at a time, one thread each, uses both cores)::
+
+    python -m training.sweep --corpus ../../shared/corpus --tokenizer ../weights/tokenizer.json \\
+        --runs ../runs/sweep --results ../weights/sweep.jsonl [--parallel 2] [--only NAME ...]
+    python -m training.sweep --results ../weights/sweep.jsonl --report
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import torch
+from tokenizers import Tokenizer
+
+from attention_live.figure import Figure
+from training.chapter_claims import check_claims, layer_and_head
+from training.corpus import load_corpus
+from training.evaluate import model_loss
+from training.export import export, reference_model
+from training.held_out_rate import corpus_vocabulary, head_rates, sentences
+from training.train import encode_split
+
+VALIDATION_BOUND = 3.90  # nats/token on the whole validation split (bigram baseline: 4.434)
+HELD_OUT_BOUND = 0.70  # least share of held-out sentences in which the claim-1 head finds the name
+HELD_OUT_SENTENCES = 60
+
+
+def run_name(p, seed, dropout, steps):
+    """A run's name from its settings: ``run_name(0.5, 1337, 0.1, 3000) == "p0.5-seed1337-dropout0.1-3000"``."""
+    return f"p{p}-seed{seed}-dropout{dropout}-{steps}"
+
+
+PLAN = [  # (l1_attention_drop, seed, dropout, steps), in the order they are trained: every p and dropout on one seed first
+    (p, seed, dropout, 3000) for seed in (1337, 1, 2) for dropout in (0.0, 0.1) for p in (0.5, 0.7, 0.3, 0.9)
+]
+
+
+class Judge:
+    """Judges checkpoints against the corpus: holds the validation split's token ids and the held-out
+    sentences, so that each checkpoint costs one export and three measurements."""
+
+    def __init__(self, corpus, tokenizer_path):
+        self.tokenizer_path = Path(tokenizer_path)
+        self.tokenizer_bytes = self.tokenizer_path.read_bytes()
+        train, validation = load_corpus(corpus)
+        self.validation = encode_split(Tokenizer.from_file(str(tokenizer_path)), validation)
+        names, verbs, titles = corpus_vocabulary("\n".join(train + validation))
+        self.sentences = sentences(names[:30], verbs, titles[:20])
+
+    def judge(self, checkpoint):
+        """Measure one checkpoint (a ``training.train`` .pt file). Returns a dict, JSON-ready:
+        ``step``, ``validation`` (nats/token, whole split, float16 weights), ``focused`` and
+        ``diffuse`` as ``check_claims`` gives them (probabilities; ``holds``), ``held_out`` (the
+        focused head's rate: share of HELD_OUT_SENTENCES sentences) and ``rates`` (every head's,
+        [n_layer][n_head])."""
+        weights = Path(checkpoint).with_suffix(".safetensors")
+        export(checkpoint, self.tokenizer_path, weights)
+        figure = Figure(weights.read_bytes(), self.tokenizer_bytes)
+        claims = check_claims(figure)
+        rates, used = head_rates(figure, self.sentences, HELD_OUT_SENTENCES)
+        assert len(used) == HELD_OUT_SENTENCES, f"only {len(used)} held-out sentences"
+        layer, head = layer_and_head(claims["focused"]["head"])
+        with torch.no_grad():
+            validation = model_loss(reference_model(str(weights)), self.validation)
+        weights.unlink()
+        step = torch.load(checkpoint, map_location="cpu", weights_only=True)["history"][-1]["step"]
+        return {"step": step, "validation": round(validation, 6), "focused": claims["focused"], "diffuse": claims["diffuse"],
+                "held_out": round(float(rates[layer - 1, head - 1]), 4), "rates": rates.round(4).tolist()}
+
+
+def meets(record):
+    """Which of the four bounds of the selection rule a judged checkpoint meets: dict of bool."""
+    return {"claim 1": record["focused"]["holds"], "claim 2": record["diffuse"]["holds"],
+            "validation": record["validation"] <= VALIDATION_BOUND, "held out": record["held_out"] >= HELD_OUT_BOUND}
+
+
+def choose(records):
+    """The checkpoint the selection rule ships (see the module docstring): one of ``records``
+    (judged checkpoints, each with its ``run``), and the rule's clause that chose it (1, 2 or 3).
+    Raises ValueError for no records."""
+    if not records:
+        raise ValueError("no judged checkpoints")
+    eligible = [r for r in records if all(meets(r).values())]
+    if eligible:
+        return min(eligible, key=lambda r: r["validation"]), 1
+    within = [r for r in records if meets(r)["validation"] and meets(r)["claim 2"]]
+    if within:
+        def ahead(r):
+            f = r["focused"]
+            return f["alice"] > max(f["and"], f["queen"])
+        return max(within, key=lambda r: (ahead(r), r["focused"]["alice"], -r["validation"])), 2
+    return min(records, key=lambda r: r["validation"]), 3
+
+
+def train_command(args, p, seed, dropout, steps):
+    """The ``training.train`` command line of one run of the plan."""
+    out = Path(args.runs) / run_name(p, seed, dropout, steps) / "ckpt.pt"
+    return [sys.executable, "-m", "training.train", "--corpus", args.corpus, "--tokenizer", args.tokenizer, "--out", str(out),
+            "--seed", str(seed), "--max-iters", str(steps), "--dropout", str(dropout), "--l1-attention-drop", str(p),
+            "--threads", "1", "--keep-checkpoints"], out
+
+
+def judge_run(judge, settings, out, results):
+    """Judge every kept checkpoint of a finished run, appending one line per checkpoint to ``results``."""
+    p, seed, dropout, steps = settings
+    for checkpoint in sorted(out.parent.glob("ckpt-step*.pt")):
+        record = {"run": {"name": run_name(*settings), "l1_attention_drop": p, "seed": seed, "dropout": dropout, "steps": steps},
+                  **judge.judge(checkpoint)}
+        with open(results, "a", encoding="utf-8") as f:
+            f.write(json.dumps(record) + "\n")
+        print(format_row(record), flush=True)
+
+
+def format_row(record):
+    """One line of the sweep table (Markdown) for a judged checkpoint."""
+    run, f, d = record["run"], record["focused"], record["diffuse"]
+    met = ", ".join(name for name, ok in meets(record).items() if ok) or "none"
+    return (f"| {run['l1_attention_drop']} | {run['seed']} | {run['dropout']} | {run['steps']:,} | {record['step']:,} | "
+            f"{record['validation']:.3f} | {f['head']}: {f['alice']:.1%} / {f['and']:.1%} / {f['queen']:.1%} | "
+            f"{d['largest']:.1%} | {record['held_out']:.0%} | {met} |")
+
+
+def read_results(path):
+    """The judged checkpoints of a results file (list of dicts; none if it does not exist)."""
+    path = Path(path)
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line] if path.exists() else []
+
+
+def report(records):
+    """The model card's sweep table, best checkpoint of each run first, then the choice."""
+    print("| P | seed | dropout | steps | checkpoint | validation | claim-1 head: «Alice» / «and» / «Queen» | layer 1: largest | held out | bounds met |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for record in records:
+        print(format_row(record))
+    chosen, clause = choose(records)
+    print(f"\n{len(records)} checkpoints of {len({r['run']['name'] for r in records})} runs; "
+          f"clause {clause} chooses {chosen['run']['name']} at step {chosen['step']}: {format_row(chosen)}")
+
+
+def sweep(args):
+    """Train the plan's runs not yet in the results file, ``args.parallel`` at a time, judging each as it ends."""
+    done = {r["run"]["name"] for r in read_results(args.results)}
+    todo = [s for s in PLAN if run_name(*s) not in done and (not args.only or run_name(*s) in args.only)]
+    print(f"{len(todo)} runs to train: {[run_name(*s) for s in todo]}", flush=True)
+    judge = Judge(args.corpus, args.tokenizer)
+    torch.set_num_threads(1)
+    running = []
+    while todo or running:
+        while todo and len(running) < args.parallel:
+            settings = todo.pop(0)
+            command, out = train_command(args, *settings)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            log = open(out.parent / "train.log", "w", encoding="utf-8")
+            running.append((settings, out, subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT), log, time.time()))
+        pid, status = os.wait()  # blocks until one of the training runs ends
+        entry = next(r for r in running if r[2].pid == pid)
+        running.remove(entry)
+        settings, out, process, log, started = entry
+        log.close()
+        if os.waitstatus_to_exitcode(status) != 0:
+            sys.exit(f"{run_name(*settings)} failed (exit {os.waitstatus_to_exitcode(status)}); see {out.parent / 'train.log'}")
+        print(f"{run_name(*settings)} trained in {time.time() - started:.0f} s", flush=True)
+        judge_run(judge, settings, out, args.results)
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Issue 19's sweep: train, judge every checkpoint, choose by the rule.")
+    parser.add_argument("--corpus", help="folder of the corpus books (*.txt)")
+    parser.add_argument("--tokenizer", help="tokenizer.json")
+    parser.add_argument("--runs", help="folder for the runs' checkpoints and logs")
+    parser.add_argument("--results", required=True, help="JSON lines of judged checkpoints (appended to)")
+    parser.add_argument("--parallel", type=int, default=2, help="training runs at a time (one thread each)")
+    parser.add_argument("--only", nargs="*", help="train only these runs of the plan (by name)")
+    parser.add_argument("--report", action="store_true", help="print the sweep table and the choice, train nothing")
+    args = parser.parse_args()
+    if args.report:
+        report(read_results(args.results))
+    elif not (args.corpus and args.tokenizer and args.runs):
+        parser.error("--corpus, --tokenizer and --runs are needed to train")
+    else:
+        sweep(args)
+
+
+if __name__ == "__main__":
+    main()
