@@ -1,0 +1,75 @@
+"""Stochastic depth on layer 1's attention (training.gpt.drop_path, ``--l1-attention-drop``) is training only:
+in eval mode the model is plain GPT-2 and the exported file does not know about it; while training, each
+sequence's attention branch in block 1 is either dropped or kept and scaled by 1 / (1 - p), never anything
+in between, and block 2 is untouched. With p = 0 the random number stream is today's."""
+
+import json
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from training.gpt import GPT, GPTConfig, drop_path  # noqa: E402
+
+SMALL = dict(block_size=16, vocab_size=50, n_layer=2, n_head=2, n_embd=8)
+
+
+def twin_models(p):
+    """The same weights twice: one built with the lever (probability p), one without."""
+    torch.manual_seed(0)
+    lever = GPT(GPTConfig(**SMALL, l1_attention_drop=p))
+    plain = GPT(GPTConfig(**SMALL))
+    plain.load_state_dict(lever.state_dict())
+    return lever, plain
+
+
+def test_eval_mode_is_plain_gpt2():
+    lever, plain = twin_models(0.9)
+    idx = torch.randint(50, (3, 16), generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        logits, _, attention = lever.eval()(idx)
+        plain_logits, _, plain_attention = plain.eval()(idx)
+    assert torch.equal(logits, plain_logits)
+    assert all(torch.equal(a, b) for a, b in zip(attention, plain_attention))
+
+
+def test_the_exported_config_has_no_training_only_field():
+    config = GPTConfig(**SMALL, dropout=0.1, l1_attention_drop=0.5).to_dict()
+    assert config == SMALL
+    assert json.loads(json.dumps(config)) == SMALL  # what export writes into __metadata__
+
+
+def test_training_drops_whole_sequences_of_block_1s_attention_only():
+    p = 0.5
+    lever, _ = twin_models(p)
+    lever.train()
+    block1, block2 = lever.transformer.h
+    assert (block1.attention_drop, block2.attention_drop) == (p, 0.0)
+    x = torch.randn(64, 16, 8, generator=torch.Generator().manual_seed(2))
+    with torch.no_grad():
+        branch, _ = block1.attn(block1.ln_1(x))  # attn has no dropout here (config.dropout is 0)
+        torch.manual_seed(3)
+        out, _ = block1(x)
+    kept = dropped = 0
+    for b in range(64):
+        for scale, name in ((0.0, "dropped"), (1.0 / (1.0 - p), "kept")):
+            h = x[b] + scale * branch[b]
+            if torch.allclose(out[b], h + block1.mlp(block1.ln_2(h)), atol=1e-6):
+                kept += name == "kept"
+                dropped += name == "dropped"
+                break
+        else:
+            pytest.fail(f"sequence {b}'s attention branch was neither dropped nor kept and scaled by 1/(1-p)")
+    assert kept + dropped == 64 and 16 <= dropped <= 48  # Binomial(64, 0.5): outside [16, 48] with probability < 1e-4
+
+
+def test_p_zero_draws_no_random_numbers():
+    x = torch.randn(4, 3, 2)
+    state = torch.get_rng_state()
+    assert drop_path(x, 0.0, training=True) is x
+    assert torch.equal(torch.get_rng_state(), state)
+
+
+def test_probability_one_is_refused():
+    with pytest.raises(AssertionError, match=r"drop probability must be in \[0, 1\)"):
+        drop_path(torch.ones(2, 1, 1), 1.0, training=True)

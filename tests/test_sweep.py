@@ -1,0 +1,79 @@
+"""training.sweep's selection rule picks what its docstring says, on hand-made checkpoints whose answer is
+worked out by hand from the rule; and the judged numbers of a checkpoint are the ones the chapter's claims,
+the held-out rate and the validation loss give for it."""
+
+import pytest
+
+pytest.importorskip("torch")
+
+from training.sweep import choose  # noqa: E402
+
+
+def checkpoint(name, validation, alice, and_=0.05, queen=0.05, largest_l1=0.2, held_out=0.8):
+    """A judged checkpoint as ``Judge.judge`` writes it (only the fields the rule reads)."""
+    return {"run": {"name": name}, "validation": validation, "held_out": held_out,
+            "focused": {"alice": alice, "and": and_, "queen": queen, "holds": alice >= 0.8 and alice > max(and_, queen)},
+            "diffuse": {"largest": largest_l1, "holds": largest_l1 <= 0.35}}
+
+
+def test_clause_1_ships_the_lowest_loss_among_eligible_checkpoints():
+    records = [
+        checkpoint("eligible, higher loss", 3.89, 0.90),
+        checkpoint("eligible, lowest loss", 3.85, 0.81),
+        checkpoint("lower loss, claim 1 missed", 3.80, 0.79),
+        checkpoint("lower loss, held-out missed", 3.81, 0.95, held_out=0.69),
+        checkpoint("lower loss, claim 2 missed", 3.82, 0.95, largest_l1=0.36),
+        checkpoint("over the loss bound", 3.91, 0.99),
+    ]
+    chosen, clause = choose(records)
+    assert (chosen["run"]["name"], clause) == ("eligible, lowest loss", 1)
+
+
+def test_clause_2_ships_the_largest_alice_share_within_the_loss_bound():
+    records = [
+        checkpoint("75%, ahead", 3.88, 0.75),
+        checkpoint("76% but behind «Queen»", 3.87, 0.76, queen=0.77),  # cannot hold: 0.76 + 0.77 > 1, but the rule must still rank it last
+        checkpoint("78%, claim 2 missed", 3.86, 0.78, largest_l1=0.5),
+        checkpoint("79%, loss too high", 3.95, 0.79),
+        checkpoint("75%, ahead, lower loss", 3.84, 0.75),
+    ]
+    chosen, clause = choose(records)
+    assert (chosen["run"]["name"], clause) == ("75%, ahead, lower loss", 2)
+
+
+def test_clause_3_ships_the_lowest_loss():
+    chosen, clause = choose([checkpoint("a", 3.95, 0.9), checkpoint("b", 3.93, 0.1), checkpoint("c", 3.92, 0.5, largest_l1=0.9)])
+    assert (chosen["run"]["name"], clause) == ("c", 3)
+
+
+def test_no_checkpoints_is_an_error():
+    with pytest.raises(ValueError, match="no judged checkpoints"):
+        choose([])
+
+
+def test_a_judged_checkpoint_has_the_models_numbers(tmp_path, corpus_dir, figure):
+    import numpy as np
+    import torch
+    from tokenizers import Tokenizer
+    from torch.nn import functional as F
+    from training.chapter_claims import check_claims
+    from training.corpus import load_corpus
+    from training.export import reference_model
+    from training.sweep import Judge
+
+    from conftest import WEIGHTS
+
+    model = reference_model(str(WEIGHTS / "model.safetensors"))  # the shipped model as a checkpoint: float16 values survive the round trip
+    torch.save({"model": model.state_dict(), "config": model.config.to_dict(), "history": [{"step": 1234}]}, tmp_path / "ckpt-step01234.pt")
+    judged = Judge(corpus_dir, WEIGHTS / "tokenizer.json").judge(tmp_path / "ckpt-step01234.pt")
+
+    claims = check_claims(figure)  # itself checked against PyTorch in test_chapter_claims.py
+    assert judged["step"] == 1234 and judged["focused"] == claims["focused"] and judged["diffuse"] == claims["diffuse"]
+    layer, head = (int(n) for n in claims["focused"]["head"].split("."))
+    assert judged["held_out"] == judged["rates"][layer - 1][head - 1] and 0 < judged["held_out"] < 1
+    ids = np.concatenate([e.ids for e in Tokenizer.from_file(str(WEIGHTS / "tokenizer.json")).encode_batch(load_corpus(corpus_dir)[1])])
+    windows = [torch.tensor(ids[s:s + 129]) for s in range(0, len(ids) - 1, 128)]
+    with torch.no_grad():  # the whole split in consecutive 128-token windows, each token's loss counted once
+        total = sum(F.cross_entropy(model(w[None, :-1])[0][0], w[1:], reduction="sum").item() for w in windows)
+    assert judged["validation"] == pytest.approx(total / (len(ids) - 1), abs=1e-5)
+    assert not list(tmp_path.glob("*.safetensors"))  # the judge's export is removed
