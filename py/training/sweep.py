@@ -2,7 +2,8 @@
 
 Issue 9 found that in plain runs layer-1 heads learn to find the name themselves and layer 2's
 share on «Alice» fades; issue 19's lever is stochastic depth on layer 1's attention branch
-(``training.train --l1-attention-drop P``). This script trains the runs of ``PLAN`` (each with
+(``training.train --l1-attention-drop P``); a second, tried on top of it, is a penalty on layer 2's
+attention entropy (``--l2-attention-entropy W``). This script trains the runs of ``PLAN`` (each with
 ``--keep-checkpoints``, so every evaluation, each 250 steps, is a candidate), then judges every
 checkpoint on:
 
@@ -58,14 +59,17 @@ HELD_OUT_BOUND = 0.70  # least share of held-out sentences in which the claim-1 
 HELD_OUT_SENTENCES = 60
 
 
-def run_name(p, seed, dropout, steps):
-    """A run's name from its settings: ``run_name(0.5, 1337, 0.1, 3000) == "p0.5-seed1337-dropout0.1-3000"``."""
-    return f"p{p}-seed{seed}-dropout{dropout}-{steps}"
+def run_name(p, seed, dropout, steps, entropy=0.0):
+    """A run's name from its settings: ``run_name(0.5, 1337, 0.1, 3000) == "p0.5-seed1337-dropout0.1-3000"``,
+    ``run_name(0.5, 1, 0.0, 3000, 0.05) == "p0.5-seed1-dropout0.0-3000-entropy0.05"``."""
+    return f"p{p}-seed{seed}-dropout{dropout}-{steps}" + (f"-entropy{entropy}" if entropy else "")
 
 
-PLAN = [  # (l1_attention_drop, seed, dropout, steps), in the order they are trained: every p and dropout on one seed first
-    (p, seed, dropout, 3000) for seed in (1337, 1, 2) for dropout in (0.0, 0.1) for p in (0.5, 0.7, 0.3, 0.9)
-]
+# (l1_attention_drop, seed, dropout, steps, l2_attention_entropy), in the order they are trained:
+# issue 19's grid (every p and dropout on one seed, then the next seed), then a second training-only
+# lever on top of the first, a penalty on layer 2's attention entropy (training.train.attention_entropy)
+PLAN = [(p, seed, dropout, 3000, 0.0) for seed in (1337, 1, 2) for dropout in (0.0, 0.1) for p in (0.5, 0.7, 0.3, 0.9)]
+PLAN += [(p, 1337, 0.0, 3000, 0.05) for p in (0.5, 0.7)]
 
 
 class Judge:
@@ -125,19 +129,20 @@ def choose(records):
     return min(records, key=lambda r: r["validation"]), 3
 
 
-def train_command(args, p, seed, dropout, steps):
+def train_command(args, p, seed, dropout, steps, entropy):
     """The ``training.train`` command line of one run of the plan."""
-    out = Path(args.runs) / run_name(p, seed, dropout, steps) / "ckpt.pt"
+    out = Path(args.runs) / run_name(p, seed, dropout, steps, entropy) / "ckpt.pt"
     return [sys.executable, "-m", "training.train", "--corpus", args.corpus, "--tokenizer", args.tokenizer, "--out", str(out),
             "--seed", str(seed), "--max-iters", str(steps), "--dropout", str(dropout), "--l1-attention-drop", str(p),
-            "--threads", "1", "--keep-checkpoints"], out
+            "--l2-attention-entropy", str(entropy), "--threads", "1", "--keep-checkpoints"], out
 
 
 def judge_run(judge, settings, out, results):
     """Judge every kept checkpoint of a finished run, appending one line per checkpoint to ``results``."""
-    p, seed, dropout, steps = settings
+    p, seed, dropout, steps, entropy = settings
     for checkpoint in sorted(out.parent.glob("ckpt-step*.pt")):
-        record = {"run": {"name": run_name(*settings), "l1_attention_drop": p, "seed": seed, "dropout": dropout, "steps": steps},
+        record = {"run": {"name": run_name(*settings), "l1_attention_drop": p, "seed": seed, "dropout": dropout, "steps": steps,
+                          "l2_attention_entropy": entropy},
                   **judge.judge(checkpoint)}
         with open(results, "a", encoding="utf-8") as f:
             f.write(json.dumps(record) + "\n")
@@ -148,7 +153,8 @@ def format_row(record):
     """One line of the sweep table (Markdown) for a judged checkpoint."""
     run, f, d = record["run"], record["focused"], record["diffuse"]
     met = ", ".join(name for name, ok in meets(record).items() if ok) or "none"
-    return (f"| {run['l1_attention_drop']} | {run['seed']} | {run['dropout']} | {run['steps']:,} | {record['step']:,} | "
+    return (f"| {run['l1_attention_drop']} | {run.get('l2_attention_entropy', 0.0)} | {run['seed']} | {run['dropout']} | "
+            f"{run['steps']:,} | {record['step']:,} | "
             f"{record['validation']:.3f} | {f['head']}: {f['alice']:.1%} / {f['and']:.1%} / {f['queen']:.1%} | "
             f"{d['largest']:.1%} | {record['held_out']:.0%} | {met} |")
 
@@ -160,9 +166,11 @@ def read_results(path):
 
 
 def report(records):
-    """The model card's sweep table, best checkpoint of each run first, then the choice."""
-    print("| P | seed | dropout | steps | checkpoint | validation | claim-1 head: «Alice» / «and» / «Queen» | layer 1: largest | held out | bounds met |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    """The model card's sweep table, every judged checkpoint in the order judged, then the choice."""
+    if not records:
+        sys.exit("no judged checkpoints yet")
+    print("| P | entropy W | seed | dropout | steps | checkpoint | validation | claim-1 head: «Alice» / «and» / «Queen» | layer 1: largest | held out | bounds met |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for record in records:
         print(format_row(record))
     chosen, clause = choose(records)

@@ -17,6 +17,11 @@ the loss history, written at every evaluation (so a run cut short keeps its late
 name-finding job goes to a layer-2 head rather than a layer-1 one (why: ``weights/MODEL_CARD.md``).
 It changes training only; the exported model is plain GPT-2. With P = 0 (the default) nothing
 changes, not even the random number stream.
+
+``--l2-attention-entropy W`` adds W times the mean entropy of layer 2's attention rows (nats) to the
+training loss (``attention_entropy``), which favours heads that look at one key rather than several;
+also training only (0, the default, leaves the loss as it is). The losses printed and stored are the
+cross-entropy alone.
 """
 
 import argparse
@@ -60,6 +65,17 @@ def estimate_loss(model, splits, block_size, batch_size, eval_batches, seed):
     return losses
 
 
+def attention_entropy(att):
+    """Mean entropy of attention rows, in nats: att (B, nh, T, T) probabilities (0 where masked) -> scalar.
+
+    H(row) = -sum_j p_j log p_j, with 0 log 0 = 0 (masked keys add nothing); a row on one key has 0,
+    a row spread evenly over t keys log t. The measure is the attention entropy that Zhai et al. 2023,
+    "Stabilizing Transformer Training by Preventing Attention Entropy Collapse" (arXiv:2303.06296),
+    track; penalising it (pushing it down) is this project's training-only lever.
+    """
+    return -(att * torch.log(att.clamp_min(1e-12))).sum(dim=-1).mean()  # clamped: a finite gradient where p = 0
+
+
 def learning_rate(step, max_lr, min_lr, warmup, max_iters):
     """Linear warm-up over ``warmup`` steps, then cosine decay from max_lr to min_lr."""
     if step < warmup:
@@ -95,6 +111,8 @@ def main():
     parser.add_argument("--l1-attention-drop", type=float, default=0.0, metavar="P",
                         help="stochastic depth: drop block 1's attention branch per sequence with probability P "
                              "while training (0 = off, today's recipe); the exported model is plain GPT-2")
+    parser.add_argument("--l2-attention-entropy", type=float, default=0.0, metavar="W",
+                        help="add W x the mean entropy (nats) of layer 2's attention rows to the training loss (0 = off)")
     parser.add_argument("--eval-interval", type=int, default=250)
     parser.add_argument("--eval-batches", type=int, default=20)
     parser.add_argument("--threads", type=int, default=2)
@@ -134,7 +152,9 @@ def main():
         for group in optimizer.param_groups:
             group["lr"] = learning_rate(step, args.lr, args.min_lr, args.warmup, args.max_iters)
         x, y = get_batch(splits["train"], config.block_size, args.batch_size, generator)
-        _, loss, _ = model(x, y)
+        _, loss, attention = model(x, y)
+        if args.l2_attention_entropy:
+            loss = loss + args.l2_attention_entropy * attention_entropy(attention[1])
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)

@@ -1,7 +1,12 @@
-"""Stochastic depth on layer 1's attention (training.gpt.drop_path, ``--l1-attention-drop``) is training only:
-in eval mode the model is plain GPT-2 and the exported file does not know about it; while training, each
-sequence's attention branch in block 1 is either dropped or kept and scaled by 1 / (1 - p), never anything
-in between, and block 2 is untouched. With p = 0 the random number stream is today's."""
+"""The training-only levers of issue 19.
+
+Stochastic depth on layer 1's attention (training.gpt.drop_path, ``--l1-attention-drop``): in eval mode the
+model is plain GPT-2 and the exported file does not know about it; while training, each sequence's attention
+branch in block 1 is either dropped or kept and scaled by 1 / (1 - p), never anything in between, and block 2
+is untouched. With p = 0 the random number stream is today's.
+
+The attention-entropy penalty (training.train.attention_entropy, ``--l2-attention-entropy``): the entropy in
+nats of rows worked out by hand, and a finite gradient through masked (zero) probabilities."""
 
 import json
 
@@ -9,7 +14,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+import math  # noqa: E402
+
 from training.gpt import GPT, GPTConfig, drop_path  # noqa: E402
+from training.train import attention_entropy  # noqa: E402
 
 SMALL = dict(block_size=16, vocab_size=50, n_layer=2, n_head=2, n_embd=8)
 
@@ -73,3 +81,21 @@ def test_p_zero_draws_no_random_numbers():
 def test_probability_one_is_refused():
     with pytest.raises(AssertionError, match=r"drop probability must be in \[0, 1\)"):
         drop_path(torch.ones(2, 1, 1), 1.0, training=True)
+
+
+def test_attention_entropy_in_nats():
+    rows = torch.tensor([[1.0, 0.0, 0.0, 0.0],  # one key: 0 nats
+                         [0.5, 0.5, 0.0, 0.0],  # two keys evenly: log 2
+                         [0.25, 0.25, 0.25, 0.25],  # four keys evenly: log 4
+                         [0.7, 0.2, 0.1, 0.0]])  # -(0.7 log 0.7 + 0.2 log 0.2 + 0.1 log 0.1)
+    by_hand = [0.0, math.log(2), math.log(4), -(0.7 * math.log(0.7) + 0.2 * math.log(0.2) + 0.1 * math.log(0.1))]
+    assert attention_entropy(rows.view(1, 1, 4, 4)).item() == pytest.approx(sum(by_hand) / 4, abs=1e-6)
+
+
+def test_the_entropy_penalty_has_a_finite_gradient_through_the_causal_mask():
+    torch.manual_seed(0)
+    model = GPT(GPTConfig(**SMALL))
+    _, loss, attention = model(torch.randint(50, (2, 16)), torch.randint(50, (2, 16)))
+    (loss + 0.05 * attention_entropy(attention[1])).backward()
+    gradient = model.transformer.h[1].attn.c_attn.weight.grad
+    assert torch.isfinite(gradient).all() and gradient.abs().sum() > 0
