@@ -254,6 +254,10 @@ def build(pyodide_dir=None, dist=DIST):
     files = {path: {"bytes": (folder / path).stat().st_size, "sha256": sha256_of(folder / path)}
              for path in sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())}
     build_id = hashlib.sha256("".join(path + f["sha256"] for path, f in files.items()).encode()).hexdigest()[:16]
+    lock = json.loads((folder / "pyodide" / "pyodide-lock.json").read_text())
+    startup = sorted([f"pyodide/{name}" for name in PYODIDE_CORE_FILES] + [SNAPSHOT, f"wheels/{wheel}"]
+                     + [f"pyodide/{lock['packages'][name]['file_name']}" for name in PYODIDE_PACKAGES]
+                     + [f"weights/{name}" for name in WEIGHT_FILES])
     default_view = json.loads((ROOT / "weights" / "default_view.json").read_text(encoding="utf-8"))
     manifest = {
         "build": build_id,
@@ -266,6 +270,7 @@ def build(pyodide_dir=None, dist=DIST):
         "default_view": default_view,
         "config": model_config(folder / "weights/model.safetensors"),
         "max_text_chars": python_constant(ROOT / "py" / "attention_live" / "figure.py", "MAX_TEXT_CHARS"),
+        "startup": startup,  # what the worker downloads on a first visit: its bytes are the loading line's total
         "files": files,  # paths relative to the build's folder; checked by the worker, stored by sw.js
     }
     (folder / "build.json").write_text(json.dumps(manifest, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
@@ -370,6 +375,14 @@ def apt_get_install(package):
     run(["apt-get", "install", "-y", "-qq", package], env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
 
 
+def pytest_arguments(extra):
+    """pytest's arguments for ``build.py test -- EXTRA``: EXTRA as given, after ``tests/`` unless EXTRA
+    names tests itself (a path relative to the repository, optionally with ``::name``), so that
+    ``build.py test -- tests/test_embed.py`` runs just that file and ``build.py test -- -x`` everything."""
+    names_tests = any(not arg.startswith("-") and (ROOT / arg.split("::")[0]).exists() for arg in extra)
+    return list(extra) if names_tests else [str(ROOT / "tests"), *extra]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("command", nargs="?", default="build", choices=("build", "serve", "test", "bench"))
@@ -385,7 +398,7 @@ def main():
     if args.command == "serve":
         serve(args.port)
     elif args.command == "test":
-        sys.exit(subprocess.call([str(python), "-m", "pytest", str(ROOT / "tests"), *args.pytest_args], cwd=ROOT))
+        sys.exit(subprocess.call([str(python), "-m", "pytest", *pytest_arguments(args.pytest_args)], cwd=ROOT))
     elif args.command == "bench":
         sys.exit(subprocess.call([str(python), str(ROOT / "tests" / "benchmark.py"), *args.pytest_args], cwd=ROOT))
 

@@ -64,21 +64,14 @@ def origin():
 def browser_page(origin, playwright):
     """One page per test module, live, shared by its tests: (FigurePage, problems, requests).
 
-    At the end, fails on any page error, console error or dialog (``problems``) and on any request
-    that left the page's origin, the worker's included (``requests``: every URL requested)."""
-    from figure_page import FigurePage, browser_context
+    At the end, fails on any page error, console error or dialog and on any request that left the
+    page's origin, the worker's included (figure_page.Watch; ``requests``: every URL requested)."""
+    from figure_page import FigurePage, Watch, browser_context
 
-    problems, requests = [], []
+    watch = Watch(origin)
     with browser_context(playwright) as context:
-        context.on("request", lambda r: requests.append(r.url))
-        page = context.new_page()
-        page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-        page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
-        page.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
-        figure_page = FigurePage(page)
+        figure_page = FigurePage(watch.page(watch.context(context).new_page()))
         figure_page.open(origin + "/")
-        yield figure_page, problems, requests
-    assert not problems, problems
-    foreign = [url for url in requests if not url.startswith((origin + "/", f"blob:{origin}/"))]  # blob: the page's own data
-    assert not foreign, f"requests left the page's origin: {foreign}"
-    assert any(url.endswith(".wasm") for url in requests), "the worker's requests were not observed"
+        yield figure_page, watch.errors, watch.requests
+    watch.check()
+    assert any(url.endswith(".wasm") for url in watch.requests), "the worker's requests were not observed"

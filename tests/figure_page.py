@@ -103,21 +103,59 @@ class FigurePage:
             width: c.getBoundingClientRect().width}))""")
 
     def watch_long_tasks(self):
-        """Start recording main-thread tasks longer than 50 ms (Long Tasks API)."""
+        """Start recording main-thread tasks longer than 50 ms (Long Tasks API) whose culprit is this
+        document ("self"): in a frame, not the host page's own tasks on the same thread."""
         self.page.evaluate("""() => {
             window.longTasksMs = [];
-            window.longTasks = new PerformanceObserver((list) => window.longTasksMs.push(...list.getEntries().map(e => e.duration)));
+            const own = (entries) => entries.filter(e => e.name === "self").map(e => e.duration);
+            window.ownLongTasks = () => own(window.longTasks.takeRecords());
+            window.longTasks = new PerformanceObserver((list) => window.longTasksMs.push(...own(list.getEntries())));
             window.longTasks.observe({ type: "longtask" });
         }""")
 
     def longest_task_ms(self):
         """The longest main-thread task since watch_long_tasks(), in ms (0 if none was over 50 ms)."""
-        return self.page.evaluate("() => Math.max(0, ...window.longTasksMs, ...window.longTasks.takeRecords().map(e => e.duration))")
+        return self.page.evaluate("() => Math.max(0, ...window.longTasksMs, ...window.ownLongTasks())")
 
 
-def check_view(figure_page, figure):
+class Watch:
+    """What a test watches on its pages: page errors, console errors and dialogs, and every request of
+    their context (the workers' and frames' included) that leaves ``origins``. ``problems`` lists them
+    as sentences; ``check()`` asserts there are none. Attach with ``context(c)`` and ``page(p)``, which
+    return what they are given."""
+
+    def __init__(self, *origins):
+        self.origins = origins
+        self.errors, self.requests = [], []
+
+    def context(self, context):
+        context.on("request", lambda r: self.requests.append(r.url))
+        return context
+
+    def page(self, page):
+        page.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
+        page.on("console", lambda m: self.errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+        page.on("dialog", lambda d: (self.errors.append(f"dialog: {d.message}"), d.dismiss()))
+        return page
+
+    @property
+    def foreign(self):
+        """The requests that left ``origins`` (blob: URLs of their own count as theirs)."""
+        allowed = tuple(prefix for origin in self.origins for prefix in (origin + "/", f"blob:{origin}/"))
+        return [url for url in self.requests if not url.startswith(allowed)]
+
+    @property
+    def problems(self):
+        return self.errors + [f"request left the page's origin: {url}" for url in self.foreign]
+
+    def check(self):
+        assert not self.problems, self.problems
+
+
+def check_view(figure_page, figure, laid_out=True):
     """Assert that the view on screen equals CPython's ``figure`` for the text on screen: ids, labels,
-    the selected attention row (within TOLERANCE), and every chip's weight, percentage and mask.
+    the selected attention row (within TOLERANCE), and every chip's weight, percentage and mask (and,
+    unless ``laid_out`` is False, as for a figure in a display:none frame, that each chip has a width).
     Returns the page's state()."""
     state = figure_page.state()
     result = figure.analyse(state["text"])
@@ -130,7 +168,7 @@ def check_view(figure_page, figure):
     assert [c["index"] for c in chips] == list(range(len(result["ids"])))
     assert [c["label"] for c in chips] == result["labels"]
     for chip in chips:
-        assert chip["width"] > 0 and chip["label"].strip(), f"chip {chip} is not visible"
+        assert (chip["width"] > 0 or not laid_out) and chip["label"].strip(), f"chip {chip} is not visible"
         if chip["index"] <= state["token"]:
             assert not chip["masked"] and abs(float(chip["weight"]) - row[chip["index"]]) <= TOLERANCE
             assert chip["percent"] == f"{row[chip['index']] * 100:.1f}%"
@@ -215,13 +253,16 @@ class ParentPage(http.server.BaseHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def parent_page(playwright, body, headers=None, requests=None):
+def parent_page(playwright, body, headers=None, watch=None):
     """A page of a course site (its own origin, another port of 127.0.0.1) with ``body`` and
-    ``headers``; yields the Playwright page, opened. ``requests``, a list, receives every URL requested."""
+    ``headers``; yields the Playwright page, opened. ``watch``, a Watch, is attached to its context
+    and page, with the page's own origin added to those it allows."""
     handler = type("Parent", (ParentPage,), {"body": body, "response_headers": headers or {}})
     with serving(http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)) as url, browser_context(playwright) as context:
-        if requests is not None:
-            context.on("request", lambda request: requests.append(request.url))
         page = context.new_page()
+        if watch is not None:
+            watch.origins = (*watch.origins, url)
+            watch.context(context)
+            watch.page(page)
         page.goto(url + "/")
         yield page

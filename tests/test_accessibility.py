@@ -11,7 +11,7 @@ import tarfile
 import pytest
 
 import build
-from figure_page import WAIT_MS, FigurePage, browser_context, check_view
+from figure_page import WAIT_MS, FigurePage, Watch, browser_context, check_view
 
 AXE_VERSION = "4.14.1"
 AXE_INTEGRITY = "sha512-FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyFNNtuFooJpZe37OgudVGtQ=="
@@ -53,23 +53,19 @@ def browser(playwright):
 
 
 def watched_page(browser, origin, **options):
-    """A new context and page with ``options``; returns (page, problems): page errors, console errors
-    and requests that left ``origin`` (blob: URLs of its own included), as sentences."""
-    context = browser.new_context(**options)
-    page = context.new_page()
-    problems = []
-    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
-    context.on("request", lambda r: None if r.url.startswith((origin + "/", f"blob:{origin}/")) else problems.append(f"request: {r.url}"))
-    return page, problems
+    """A new context and page with ``options``; returns (page, watch): a figure_page.Watch of page
+    errors, console errors and requests that left ``origin``."""
+    watch = Watch(origin)
+    page = watch.page(watch.context(browser.new_context(**options)).new_page())
+    return page, watch
 
 
 def open_figure(browser, origin, **options):
-    """A new context and page on the figure, ready; returns (FigurePage, problems) (see watched_page)."""
-    page, problems = watched_page(browser, origin, **options)
+    """A new context and page on the figure, ready; returns (FigurePage, watch) (see watched_page)."""
+    page, watch = watched_page(browser, origin, **options)
     figure_page = FigurePage(page)
     figure_page.open(origin + "/")
-    return figure_page, problems
+    return figure_page, watch
 
 
 def open_panels(figure_page, names):
@@ -84,7 +80,7 @@ def open_panels(figure_page, names):
 # 5. axe-core in every state
 
 def test_axe_on_the_first_paint_and_the_error(browser, origin, axe_source):
-    page, problems = watched_page(browser, origin)
+    page, watch = watched_page(browser, origin)
     held = []
     page.route("**/*.wasm", lambda route: held.append(route))  # Python never starts: the precomputed view stays
     page.goto(origin + "/")
@@ -92,15 +88,15 @@ def test_axe_on_the_first_paint_and_the_error(browser, origin, axe_source):
     assert page.evaluate("document.documentElement.dataset.state") == "loading"
     assert violations(page, axe_source) == []
     page.context.close()
-    assert not problems, problems
+    watch.check()
 
-    page, problems = watched_page(browser, origin)
+    page, watch = watched_page(browser, origin)
     page.route("**/build.json", lambda route: route.fulfill(status=404, body="not here"))
     page.goto(origin + "/")
     page.wait_for_selector("html[data-state='error']", state="attached", timeout=WAIT_MS)
     assert violations(page, axe_source) == []
     page.context.close()
-    assert [p for p in problems if "404" not in p] == [], problems  # the 404 itself is logged by the browser
+    assert [p for p in watch.problems if "404" not in p] == [], watch.problems  # the 404 itself is logged by the browser
 
 
 @pytest.mark.parametrize("scheme, width, panels", [
@@ -108,7 +104,7 @@ def test_axe_on_the_first_paint_and_the_error(browser, origin, axe_source):
     ("light", 1024, ["next"]), ("dark", 1024, []), ("dark", 1024, PANELS), ("light", 390, PANELS),
 ])
 def test_axe_on_the_live_figure(browser, origin, axe_source, scheme, width, panels):
-    figure_page, problems = open_figure(browser, origin, color_scheme=scheme, viewport={"width": width, "height": 800})
+    figure_page, watch = open_figure(browser, origin, color_scheme=scheme, viewport={"width": width, "height": 800})
     open_panels(figure_page, panels)
     assert violations(figure_page.page, axe_source) == []
     if "math" in panels:  # a what-if on: the banner, and a knocked-out head with the next token open
@@ -118,7 +114,7 @@ def test_axe_on_the_live_figure(browser, origin, axe_source, scheme, width, pane
         figure_page.wait_until("() => !document.getElementById('what-if').hidden", None)
         assert violations(figure_page.page, axe_source) == []
     figure_page.page.context.close()
-    assert not problems, problems
+    watch.check()
 
 
 # 1. Keyboard
@@ -180,7 +176,7 @@ def test_the_math_strips_read_out_by_keyboard(browser_page):
 
 
 def test_a_phone_with_touch_and_an_on_screen_keyboard(browser, origin):
-    figure_page, problems = open_figure(browser, origin, viewport={"width": 390, "height": 740}, has_touch=True,
+    figure_page, watch = open_figure(browser, origin, viewport={"width": 390, "height": 740}, has_touch=True,
                                         is_mobile=True, device_scale_factor=2)
     page = figure_page.page
     page.locator("#text").tap()
@@ -192,7 +188,7 @@ def test_a_phone_with_touch_and_an_on_screen_keyboard(browser, origin):
     page.locator("#heads label[data-value='1']").tap()
     figure_page.wait_until("h => window.attentionLive.state().head === h", 1)
     page.context.close()
-    assert not problems, problems
+    watch.check()
 
 
 # 2. Screen readers
@@ -284,7 +280,7 @@ def chip_colours(page):
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_text_contrast_on_every_chip_in_light_and_dark(browser, origin, figure, scheme):
-    figure_page, problems = open_figure(browser, origin, color_scheme=scheme)
+    figure_page, watch = open_figure(browser, origin, color_scheme=scheme)
     # the default view, then the first token as the query: its only key weighs 100% (the strongest colour)
     for text, view in [(None, {}), ("Alice said nothing.", {"token": 0})]:
         if text:
@@ -302,11 +298,11 @@ def test_text_contrast_on_every_chip_in_light_and_dark(browser, origin, figure, 
     assert (luminance(background) < 0.05) == (scheme == "dark")  # a dark page under prefers-color-scheme: dark
     assert contrast(ink, background) >= 4.5 and contrast(legend, background) >= 4.5
     figure_page.page.context.close()
-    assert not problems, problems
+    watch.check()
 
 
 def test_forced_colours_keep_the_selection_and_the_query_visible(browser, origin):
-    figure_page, problems = open_figure(browser, origin, forced_colors="active")
+    figure_page, watch = open_figure(browser, origin, forced_colors="active")
     figure_page.page.locator("#layers input:checked").focus()  # the layer group's tab stop: chosen and focused at once
     looks = figure_page.page.evaluate("""() => {
         const style = (selector) => getComputedStyle(document.querySelector(selector));
@@ -322,11 +318,11 @@ def test_forced_colours_keep_the_selection_and_the_query_visible(browser, origin
     assert looks["masked"] == "dashed"
     assert contrast(rgb(looks["percent"]), rgb(looks["chip"])) >= 4.5
     figure_page.page.context.close()
-    assert not problems, problems
+    watch.check()
 
 
 def test_reduced_motion_runs_no_animation(browser, origin):
-    figure_page, problems = open_figure(browser, origin, reduced_motion="reduce")
+    figure_page, watch = open_figure(browser, origin, reduced_motion="reduce")
     figure_page.open_panel("heads")
     figure_page.click_token(2)
     figure_page.page.locator("#text").press("End")
@@ -336,14 +332,14 @@ def test_reduced_motion_runs_no_animation(browser, origin):
     durations = figure_page.page.eval_on_selector_all(".chip, .thumb, button, summary", "es => [...new Set(es.map(e => getComputedStyle(e).transitionDuration))]")
     assert durations == ["0s"]
     figure_page.page.context.close()
-    assert not problems, problems
+    watch.check()
 
 
 # 4. Small screens and zoom
 
 @pytest.mark.parametrize("width, scale", [(320, 1), (640, 2)])  # a 320 px phone; 200% zoom of a 1280 px window
 def test_no_horizontal_scrolling_and_large_enough_controls(browser, origin, width, scale):
-    figure_page, problems = open_figure(browser, origin, viewport={"width": width, "height": 700}, device_scale_factor=scale)
+    figure_page, watch = open_figure(browser, origin, viewport={"width": width, "height": 700}, device_scale_factor=scale)
     open_panels(figure_page, PANELS)
     figure_page.set_text("Alice was beginning to get very tired of sitting by her sister on the bank, " * 4)
     assert figure_page.page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
@@ -353,7 +349,7 @@ def test_no_horizontal_scrolling_and_large_enough_controls(browser, origin, widt
         ".filter(([, w, h]) => w < 24 || h < 24)")
     assert small == []
     figure_page.page.context.close()
-    assert not problems, problems
+    watch.check()
 
 
 def test_focus_is_never_lost_to_the_page(browser_page):
@@ -394,7 +390,7 @@ def test_a_what_if_choice_is_said_once_with_its_numbers(browser_page):
 
 
 def test_an_error_met_again_is_said_again(browser, origin):
-    page, problems = watched_page(browser, origin)
+    page, watch = watched_page(browser, origin)
     page.route("**/build.json", lambda route: route.fulfill(status=404, body="not here"))
     page.goto(origin + "/")
     page.wait_for_selector("html[data-state='error']", state="attached", timeout=WAIT_MS)
@@ -406,11 +402,11 @@ def test_an_error_met_again_is_said_again(browser, origin):
     FigurePage(page).wait_until("e => spoken.length >= 2 && spoken.at(-1) === e", error)  # emptied, then said again
     assert page.evaluate("document.activeElement.id") in ("text", "retry")  # not lost to the body
     page.context.close()
-    assert [p for p in problems if "404" not in p] == [], problems
+    assert [p for p in watch.problems if "404" not in p] == [], watch.problems
 
 
 def test_a_long_matrix_scrolls_with_the_keyboard_and_is_read_out(browser, origin, figure):
-    figure_page, problems = open_figure(browser, origin, viewport={"width": 320, "height": 640})
+    figure_page, watch = open_figure(browser, origin, viewport={"width": 320, "height": 640})
     page = figure_page.page
     figure_page.set_text("Alice was beginning to get very tired of sitting by her sister on the bank, " * 6)
     figure_page.open_panel("matrix")
@@ -426,4 +422,4 @@ def test_a_long_matrix_scrolls_with_the_keyboard_and_is_read_out(browser, origin
     assert box["x"] <= mark["x"] and mark["x"] + mark["width"] <= box["x"] + box["width"] + 1
     figure_page.wait_until("t => spoken.at(-1) === t", f"«{state['tokens'][0]}» → «{state['tokens'][100]}»: masked, a later token (0%).")
     page.context.close()
-    assert not problems, problems
+    watch.check()

@@ -99,3 +99,12 @@ def test_the_project_wheel_installs_with_pip(tmp_path):
                                capture_output=True, text=True, check=True).stdout.split()
     assert installed[0] == tomllib.loads((build.ROOT / "py" / "pyproject.toml").read_text())["project"]["version"]
     assert installed[1].startswith(str(tmp_path / "site"))
+
+
+def test_the_test_command_runs_the_tests_it_is_given():
+    root = str(build.ROOT / "tests")
+    assert build.pytest_arguments(["tests/test_embed.py"]) == ["tests/test_embed.py"]
+    assert build.pytest_arguments(["-x", "tests/test_links.py::test_a_link_restores_the_view_and_survives_a_reload"]) == \
+        ["-x", "tests/test_links.py::test_a_link_restores_the_view_and_survives_a_reload"]
+    assert build.pytest_arguments(["-k", "embed"]) == [root, "-k", "embed"]  # "embed" is an expression, not a path
+    assert build.pytest_arguments([]) == [root]

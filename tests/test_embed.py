@@ -9,7 +9,7 @@ import json
 
 import numpy as np
 
-from figure_page import TOLERANCE, WAIT_MS, parent_page
+from figure_page import TOLERANCE, WAIT_MS, Watch, parent_page
 
 TEXT = "Alice looked at the Queen and said nothing."
 
@@ -54,17 +54,14 @@ def host(playwright, origin, query, early=None):
     host origin), and at the end asserts no page error or console error and that the figure's
     requests stay on its origin."""
     body = HOST.replace("FIGURE_ORIGIN", origin).replace("QUERY", query).replace("EARLY", json.dumps(early))
-    problems, requests = [], []
-    with parent_page(playwright, body, requests=requests) as page:
+    watch = Watch(origin)
+    with parent_page(playwright, body, watch=watch) as page:
         host_origin = page.evaluate("location.origin")
-        page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-        page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
         page.wait_for_function("() => ofType('attention-live:ready').length === 1", timeout=WAIT_MS)
         frame = next(f for f in page.frames if f.url.startswith(origin + "/"))
         yield page, frame, host_origin
-        assert not problems, problems
-        figure_requests = [url for url in requests if not url.startswith(host_origin + "/")]  # the host page itself
-        assert figure_requests and all(url.startswith(origin + "/") for url in figure_requests), figure_requests
+        watch.check()
+        assert any(url.startswith(origin + "/") for url in watch.requests), watch.requests
 
 
 def test_a_host_drives_the_figure_with_messages(playwright, origin, figure):

@@ -1,22 +1,24 @@
 """Every row of ../shared/cases/hostile-inputs.md has a test named after its kind: text kinds on both
 sides (test_hostile_text.py for Python, test_hostile_page.py for the page), hosting and long-use kinds
-in the browser, and "numbers" on both sides."""
+in the browser, and "numbers" on both sides. Every row of ../shared/cases/course-pages.md has one in
+test_course_pages.py."""
 
 import re
 
 import pytest
 
+import test_course_pages
 import test_hostile_page
 import test_hostile_text
 from conftest import CASES
 
 
-def kinds_by_section():
-    """{section heading: [kind, ...]} from the first column of each table of the cases file."""
-    if not CASES.exists():
-        pytest.skip(f"no cases file at {CASES}; set ATTENTION_LIVE_CASES")
+def kinds_by_section(cases=CASES):
+    """{section heading: [kind, ...]} from the first column of each table of a cases file."""
+    if not cases.exists():
+        pytest.skip(f"no cases file at {cases}; set ATTENTION_LIVE_CASES")
     sections, heading = {}, None
-    for line in CASES.read_text(encoding="utf-8").splitlines():
+    for line in cases.read_text(encoding="utf-8").splitlines():
         if line.startswith("## "):
             heading = line[3:].strip()
         elif line.startswith("| ") and not line.startswith("| kind ") and heading:
@@ -37,3 +39,10 @@ def test_every_kind_has_its_tests():
     wanted += [(test_hostile_page, kind) for kind in [*text, *hosting, *long_use]]
     missing = [f"{module.__name__}.{expected_test_name(kind)}" for module, kind in wanted if not hasattr(module, expected_test_name(kind))]
     assert not missing, f"kinds of the cases file without a test: {missing}"
+
+
+def test_every_course_page_kind_has_its_test():
+    (kinds,) = kinds_by_section(CASES.with_name("course-pages.md")).values()
+    assert len(kinds) == 16, kinds
+    missing = [expected_test_name(kind) for kind in kinds if not hasattr(test_course_pages, expected_test_name(kind))]
+    assert not missing, f"kinds of course-pages.md without a test: {missing}"

@@ -6,41 +6,44 @@ from urllib.parse import parse_qs, quote, urlencode
 
 import pytest
 
-from figure_page import FigurePage, browser_context, check_view
+from figure_page import FigurePage, Watch, browser_context, check_view
 
 TEXT = "Alice said nothing, and the Queen said nothing either"
 
 
 @pytest.fixture(scope="module")
-def context(playwright, origin):
-    """One browser context for the module's pages; at the end, no request may have left the origin."""
-    requests = []
+def watch(origin):
+    """The module's watch (figure_page.Watch): at the end, no page error and no request off the origin."""
+    watch = Watch(origin)
+    yield watch
+    assert watch.requests
+    watch.check()
+
+
+@pytest.fixture(scope="module")
+def context(playwright, watch):
+    """One browser context for the module's pages."""
     with browser_context(playwright) as context:
         context.grant_permissions(["clipboard-read", "clipboard-write"])
-        context.on("request", lambda r: requests.append(r.url))
-        yield context
-    foreign = [url for url in requests if not url.startswith((origin + "/", f"blob:{origin}/"))]
-    assert requests and not foreign, foreign
+        yield watch.context(context)
 
 
 @pytest.fixture
-def opened(context, origin):
-    """Open origin/ with a fragment: returns (FigurePage, problems)."""
-    pages, problems = [], []
+def opened(context, origin, watch):
+    """Open origin/ with a fragment: returns (open_link, problems)."""
+    pages = []
 
     def open_link(fragment):
-        page = context.new_page()
-        page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-        page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+        page = watch.page(context.new_page())
         pages.append(page)
         figure_page = FigurePage(page)
         figure_page.open(f"{origin}/#{fragment}")
         return figure_page
 
-    yield open_link, problems
+    yield open_link, watch.errors
     for page in pages:
         page.close()
-    assert not problems, problems
+    watch.check()
 
 
 def notice(figure_page):

@@ -11,6 +11,7 @@ import { createAnnouncer } from "./announcer.js";
 import { createAnswers } from "./answers.js";
 import { readEmbedOptions, startEmbedding } from "./embed.js";
 import { exportFigure } from "./export.js";
+import { afterPaint } from "./frames.js";
 import { PythonWorker } from "./worker-client.js";
 import { createViewState } from "./state.js";
 import { linkFor, readLink } from "./url-state.js";
@@ -45,6 +46,9 @@ const el = {
   next: document.getElementById("next-view"),
   whatIf: document.getElementById("what-if"),
   copyLink: document.getElementById("copy-link"),
+  linkBox: document.getElementById("link-box"),
+  linkText: document.getElementById("link-text"),
+  savedImage: document.getElementById("saved-image"),
   saveButtons: document.querySelectorAll("button[data-save]"),
   figure: document.querySelector(".figure"),
 };
@@ -89,10 +93,6 @@ function fail(message) {
   for (const waiter of queue.waiters.splice(0)) waiter.reject(new Error(message));
 }
 
-function afterPaint() {
-  return new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
-}
-
 const hasWhatIf = (state) => !state.whatIf.scale || !state.whatIf.mask;
 
 /** What the worker computes besides the model's attention for this state: the knocked-out heads and
@@ -113,6 +113,7 @@ function askPython(state) {
 function onAnswer(kind) {
   const state = viewState.get();
   render(state, state);
+  embedding?.changed(); // the panel's height, where no frame is drawn to tell
   if (kind !== "explain") return;
   if (view.result.inputTime !== undefined && state.panels.math) measureUpdate(view.result.inputTime, "math"); // input to the panel's frame
   view.result.inputTime = undefined;
@@ -178,6 +179,7 @@ function drawNotice(result) {
     const earlier = result.tokensDropped === 1 ? "1 earlier token is" : `${result.tokensDropped} earlier tokens are`;
     parts.push(`Showing the last ${result.ids.length} tokens, the model's context (block_size); ${earlier} not shown.`);
   }
+  if (box.cut) parts.push(`The text box keeps the last ${BOX_MAX_CHARS.toLocaleString("en")} characters of a longer text.`);
   parts.push(...link.changes, ...embedWarnings); // what a link asked for that could not be shown (until the next text)
   el.notice.textContent = parts.join(" ");
   el.notice.hidden = parts.length === 0;
@@ -197,21 +199,88 @@ function queryAfter(previous, result, token) {
   return unchanged ? token : T - 1;
 }
 
-/* A link's view (url-state.js): read at start; its token is applied to the first live result. */
-const link = { view: {}, changes: [], token: undefined, maxChars: Infinity, written: false, timer: null };
+/* A link's view (url-state.js): read at start and on every same-document navigation (followLink); its
+ * token is applied to the first live result of its text. `fragment` is the last one written or followed;
+ * `enabled` once there is a view of the reader's to write (a live result, or a text given). */
+const link = { view: {}, changes: [], token: undefined, maxChars: Infinity, enabled: false, fragment: null, timer: null };
 const LINK_PAUSE_MS = 200;
 
 /** Write the view into the address (history.replaceState: no history entry per keystroke), at most
  *  once per LINK_PAUSE_MS: browsers ignore, with a warning, more than about 100 calls in 10 s. */
 function writeLink() {
-  if (!view.result || view.result.precomputed && !link.written || link.timer) return;
-  link.timer = setTimeout(() => {
-    link.timer = null;
-    const text = queue.text.length > link.maxChars ? Array.from(queue.text).slice(-link.maxChars).join("") : queue.text; // what the figure uses
-    const fragment = linkFor(text, viewState.get(), view.result.ids.length > 0);
-    if (location.hash !== fragment) history.replaceState(history.state, "", fragment);
-    link.written = true;
-  }, LINK_PAUSE_MS);
+  if (link.enabled && !link.timer) link.timer = setTimeout(writeLinkNow, LINK_PAUSE_MS);
+}
+
+/** Write the view into the address now: when the timer fires, and before the address is read or the
+ *  page may go (Copy link, pagehide, a hidden tab), so that the last change is never lost. A text on
+ *  its way is written without a token (its tokens are not known yet: a link to it selects the last). */
+function writeLinkNow() {
+  clearTimeout(link.timer);
+  link.timer = null;
+  if (!link.enabled) return;
+  const text = queue.text.length > link.maxChars ? Array.from(queue.text).slice(-link.maxChars).join("") : queue.text; // what the figure uses
+  const shown = queue.requested === queue.shown && view.result && !view.result.precomputed;
+  const fragment = linkFor(text, viewState.get(), shown ? view.result.ids.length > 0 : false);
+  if (location.hash !== fragment) {
+    const from = location.href;
+    history.replaceState(history.state, "", fragment);
+    keepPendingLink(from);
+  }
+  link.fragment = location.hash;
+  if (!el.linkBox.hidden) el.linkText.value = location.href;
+}
+
+/* A reload right after a change reloads the address the browser had when the reload began: a write
+ * made after that (the timer's, or pagehide's) comes too late for it. So each write is also kept in
+ * sessionStorage (this tab only) with the address it replaced; a page that starts, within
+ * PENDING_LINK_MS, at that very address takes the kept fragment instead (takePendingLink). */
+const PENDING_LINK = "attention-live pending link";
+const PENDING_LINK_MS = 10000;
+
+function keepPendingLink(from) {
+  try {
+    sessionStorage.setItem(PENDING_LINK, JSON.stringify({ from, to: location.hash, at: Date.now() }));
+  } catch {
+    // no storage here (a sandbox without allow-same-origin): a reload within 200 ms of a change may lose it
+  }
+}
+
+function takePendingLink() {
+  try {
+    const pending = JSON.parse(sessionStorage.getItem(PENDING_LINK) ?? "null");
+    sessionStorage.removeItem(PENDING_LINK);
+    if (pending?.from === location.href && Date.now() - pending.at < PENDING_LINK_MS) history.replaceState(history.state, "", pending.to);
+  } catch {
+    // no storage, or not ours: the address as it is
+  }
+}
+
+/** A same-document navigation (a link to this page opened in the tab that shows it, Back or Forward,
+ *  a host changing only the fragment of the iframe's src): the view follows the new fragment as a
+ *  fresh load would, with the same fallbacks and notices; what the fragment leaves out is the default
+ *  view's. */
+function followLink() {
+  if (manifest === null || location.hash === link.fragment) return; // before showManifest, it reads the address itself
+  clearTimeout(link.timer); // the old view is never written over the new link
+  link.timer = null;
+  link.fragment = location.hash;
+  const { view: asked, changes } = readLink(location.hash, view.config, manifest.max_text_chars, asInBox);
+  const defaults = manifest.default_view;
+  const text = asked.text ?? defaults.text;
+  const token = asked.token ?? (text === defaults.text ? defaults.token : Number.MAX_SAFE_INTEGER);
+  const panels = Object.fromEntries(Object.keys(PANELS).map((name) => [name, Boolean(asked.panels?.[name])]));
+  viewState.update({ layer: asked.layer ?? defaults.layer, head: asked.head ?? defaults.head, panels, preview: null });
+  if (boxed(text).text !== queue.text) {
+    textReplaced();
+    Object.assign(link, { changes, token });
+    submit(intoBox(text)).catch(() => {}); // a failed start already says why
+  } else {
+    link.changes = changes;
+    link.token = token;
+    if (view.result && !view.result.precomputed) applyLinkToken(view.result);
+    else if (view.result) viewState.update({ token: Math.min(token, view.result.ids.length - 1) });
+  }
+  drawNotice(view.result);
 }
 
 /* A new text from the reader, the API or a host page, replacing the one shown: the link's notices go
@@ -245,12 +314,13 @@ function show(result) {
   if (result.ids.length === 0) setStatus("Empty text: type a sentence to see how its tokens attend to each other.");
   viewState.update({ token, preview: null });
   if (!result.precomputed) {
+    link.enabled = true;
     applyLinkToken(result);
     if (choicePending && showsWhatIfsOf(result, viewState.get())) {
       choicePending = false;
       announcer.choice(summary); // a choice that waited for these numbers
-    } else {
-      announcer.later(summary); // once the reader pauses
+    } else if (readerActed) {
+      announcer.later(summary); // once the reader pauses; nothing is said at load, before anyone acts
     }
   }
   keepFocus(focused);
@@ -316,6 +386,7 @@ async function pump() {
 function submit(text, inputTime = undefined) {
   if (root.dataset.state === "error") return Promise.reject(new Error(el.status.textContent));
   queue.text = text; // the text the figure was last given: what the box holds (intoBox)
+  link.enabled = true;
   queue.requested += 1;
   queue.newest = { seq: queue.requested, text, inputTime };
   const shown = whenShown(queue.requested);
@@ -339,9 +410,28 @@ function asInBox(text) {
   return scratchBox.value;
 }
 
-/** Put `text` in the text box (asInBox) and return what it holds: the figure's text from then on. */
+/* The text box keeps at most BOX_MAX_CHARS characters (the figure uses the last max_text_chars of
+ * them): a box holding megabytes makes every keystroke cost seconds. `cut`: the last text given was cut. */
+const BOX_MAX_CHARS = 20000;
+const box = { cut: false };
+
+/** `text` as the box holds it (asInBox), at most its last BOX_MAX_CHARS characters (code points):
+ *  {text, cut}. The front is dropped before anything else is done, so that a 40 MB text costs no more
+ *  than a short one. */
+function boxed(text) {
+  let start = Math.max(0, text.length - 2 * BOX_MAX_CHARS); // UTF-16 units: at least BOX_MAX_CHARS code points
+  if (start > 0 && /[\uDC00-\uDFFF]/.test(text[start])) start -= 1; // never split a surrogate pair
+  const normal = asInBox(start > 0 ? text.slice(start) : text);
+  if (normal.length <= BOX_MAX_CHARS) return { text: normal, cut: start > 0 };
+  const chars = Array.from(normal);
+  return chars.length <= BOX_MAX_CHARS ? { text: normal, cut: start > 0 } : { text: chars.slice(-BOX_MAX_CHARS).join(""), cut: true };
+}
+
+/** Put `text` in the text box (boxed) and return what it holds: the figure's text from then on. */
 function intoBox(text) {
-  el.text.value = asInBox(text);
+  const { text: kept, cut } = boxed(text);
+  box.cut = cut;
+  el.text.value = kept;
   return el.text.value;
 }
 
@@ -360,11 +450,13 @@ function showsWhatIfsOf(result, state) {
   return JSON.stringify({ knockout: result.knockout ?? [], whatIf: result.whatIf ?? null }) === JSON.stringify(whatIfsOf(state));
 }
 
+let readerActed = false; // nothing is said before the reader does something (four figures on a page: four sentences at load)
 let choicePending = false; // a choice whose numbers are on their way (a what-if on a new head, a what-if toggled)
 
 /** A choice of the reader's (token, layer, head or what-if; by click, tap, keys or select()): shown,
  *  and said once, with the numbers it shows (when they need a new result, once that has arrived). */
 function choose(patch) {
+  readerActed = true;
   viewState.update({ ...patch, preview: null });
   if (view.result && !view.result.precomputed && !showsWhatIfsOf(view.result, viewState.get())) choicePending = true;
   else announcer.choice(summary);
@@ -374,29 +466,97 @@ function pickToken(index) {
   choose({ token: index });
 }
 
-/* "Copy link": the address, which holds the view (writeLink). */
+const embedded = window.parent !== window;
+
+/* "Copy link": the address, which holds the view (written first: the last change is in it). Where
+ * the clipboard is refused (an iframe without allow="clipboard-write", a browser's setting), the link
+ * is shown selected, to copy by hand: inside an iframe the address bar shows the course page. */
 async function copyLink() {
+  writeLinkNow();
+  const href = location.href;
   try {
-    await navigator.clipboard.writeText(location.href);
+    const policy = document.permissionsPolicy ?? document.featurePolicy; // Chromium: a refused call also logs an error
+    if (policy && !policy.allowsFeature("clipboard-write")) throw new Error("the clipboard is not allowed here");
+    await navigator.clipboard.writeText(href);
+    el.linkBox.hidden = true;
     say("Link copied: it opens this text, layer, head and token.");
   } catch {
-    say("The browser did not allow copying: copy the address bar, which holds this view.");
+    el.linkBox.hidden = false;
+    el.linkText.value = href;
+    el.linkText.focus();
+    el.linkText.select();
+    say(`${embedded ? "The course page does not let this figure use the clipboard" : "The browser did not allow copying"}: `
+      + "the link is selected below; copy it with Ctrl+C (⌘C on a Mac).");
+  }
+}
+
+/* Whether the figure runs in a sandboxed frame: there, setting document.domain throws (HTML's
+ * "sandboxed document.domain browsing context flag", set by any sandbox attribute). Checked only
+ * in a frame, when saving: a sandbox without allow-downloads blocks the download, and no script can
+ * tell whether the download was allowed. */
+function inSandbox() {
+  if (!embedded) return false;
+  try {
+    document.domain = document.domain; // eslint-disable-line no-self-assign
+    return false;
+  } catch {
+    return true;
   }
 }
 
 /* "Save PNG" and "Save SVG": the image of the view (api.exportImage), downloaded under its own name. */
 async function save(format) {
   try {
-    const file = await api.exportImage({ format });
+    const { file, note } = await makeImage({ format });
     const anchor = document.createElement("a");
     anchor.href = URL.createObjectURL(file);
     anchor.download = file.name;
     anchor.click();
-    setTimeout(() => URL.revokeObjectURL(anchor.href), 60000); // the download has started well before
-    say(`Saved ${file.name} (${(file.size / 1024).toFixed(0)} KB).`);
+    const size = `${file.name} (${(file.size / 1024).toFixed(0)} KB${note ? `; ${note}` : ""})`;
+    if (inSandbox()) {
+      showSavedImage(anchor.href, file.name);
+      say(`Saving ${size}. This figure is in a sandboxed frame: unless the course page allows downloads from it, `
+        + "the browser blocks the file. The image is shown below: right-click or long-press it to save it.");
+    } else {
+      setTimeout(() => URL.revokeObjectURL(anchor.href), 60000); // the download has started well before
+      say(`Saved ${size}.`);
+    }
   } catch (error) {
     say(`The image could not be made: ${error.message}`);
   }
+}
+
+/* The image just saved, shown in the page (where a sandbox may have blocked its download), until closed. */
+function showSavedImage(url, name) {
+  const [image, close] = [el.savedImage.querySelector("img"), el.savedImage.querySelector("button")];
+  if (image.src.startsWith("blob:")) URL.revokeObjectURL(image.src);
+  image.src = url;
+  image.alt = `The saved image, ${name}: ${summary()}`;
+  el.savedImage.hidden = false;
+  close.onclick = () => {
+    el.savedImage.hidden = true;
+    URL.revokeObjectURL(image.src);
+    image.removeAttribute("src");
+    el.copyLink.focus({ preventScroll: true });
+  };
+}
+
+/** The image of what the figure shows (export.js), once the text on its way is shown and the open
+ *  panels' numbers are in: {file, note}; `note` says when the PNG's scale was capped. */
+async function makeImage(options) {
+  if (options === null || typeof options !== "object") throw new TypeError(`exportImage takes {format: "svg" | "png"}, got ${describe(options)}`);
+  const { format = "png" } = options;
+  if (format !== "svg" && format !== "png") throw new TypeError(`format must be "svg" or "png", got ${describe(format)}`);
+  const { panels } = viewState.get();
+  if (!view.result || ((panels.math || panels.next) && !worker)) await ready.catch(() => {}); // the numbers of a link's text, of the open panels
+  if (queue.requested > queue.shown) await whenShown(queue.requested);
+  if (!view.result) throw new Error("the figure has no text to show yet");
+  const state = viewState.get();
+  const { result } = view;
+  const live = worker && !result.precomputed && result.ids.length > 0;
+  const answer = async (kind) => (state.panels[kind === "explain" ? "math" : "next"] && live ? answers.wait(kind, worker, result, state) : null);
+  const [explained, predicted] = await Promise.all([answer("explain"), answer("predict")]);
+  return exportFigure({ result, state, config: view.config, explained, predicted, width: el.figure.clientWidth }, format);
 }
 
 function toggleKnockout(layer, head) {
@@ -482,19 +642,7 @@ const api = {
    *  size, or the device pixel ratio if larger). Resolves to a File (a Blob with a name such as
    *  "attention-live-then-the-queen-l2h3.svg") once the text on its way, if any, is shown. */
   async exportImage(options = {}) {
-    if (options === null || typeof options !== "object") throw new TypeError(`exportImage takes {format: "svg" | "png"}, got ${describe(options)}`);
-    const { format = "png" } = options;
-    if (format !== "svg" && format !== "png") throw new TypeError(`format must be "svg" or "png", got ${describe(format)}`);
-    const { panels } = viewState.get();
-    if (!view.result || ((panels.math || panels.next) && !worker)) await ready.catch(() => {}); // the numbers of a link's text, of the open panels
-    if (queue.requested > queue.shown) await whenShown(queue.requested);
-    if (!view.result) throw new Error("the figure has no text to show yet");
-    const state = viewState.get();
-    const { result } = view;
-    const live = worker && !result.precomputed && result.ids.length > 0;
-    const answer = async (kind) => (state.panels[kind === "explain" ? "math" : "next"] && live ? answers.wait(kind, worker, result, state) : null);
-    const [explained, predicted] = await Promise.all([answer("explain"), answer("predict")]);
-    return exportFigure({ result, state, config: view.config, explained, predicted, width: el.figure.clientWidth }, format);
+    return (await makeImage(options)).file;
   },
   /** The view on screen: weights is the selected attention row (probabilities of keys 0..T-1, the
    *  what-if row while one is on); matrix the selected head's T × T rows as drawn (row i: query i's
@@ -525,9 +673,14 @@ const api = {
   },
 };
 
-function describeLoading({ stage, downloaded }) {
+/** The loading line: the step, the megabytes downloaded of the total and, once the rate is known
+ *  (after 2 s), about how long is left at the rate so far. `startedAt`: performance.now() at the start. */
+function describeLoading({ stage, downloaded, total }, startedAt) {
   const step = stage === "python" ? "Starting Python (Pyodide) and numpy" : "Loading the figure's Python package and the model";
-  return `${step}… · ${(downloaded / 1e6).toFixed(1)} MB downloaded`;
+  const seconds = (performance.now() - startedAt) / 1000;
+  const left = downloaded > 0 && seconds >= 2 && downloaded < total ? (total - downloaded) / (downloaded / seconds) : null;
+  const time = left === null ? "" : left < 60 ? ` · about ${Math.max(1, Math.round(left))} s left` : ` · about ${Math.round(left / 60)} min left`;
+  return `${step}… · ${(downloaded / 1e6).toFixed(1)} of ${(total / 1e6).toFixed(1)} MB${time}`;
 }
 
 /* Until Python runs, the default sentence is drawn from the model's numbers that
@@ -549,24 +702,41 @@ function forgetPrecomputed() {
 
 /* After a first full visit, sw.js serves this build's files when the network is gone. data-offline
  * says how that went: "ready", or "unavailable" where no service worker can run (an http: origin
- * other than localhost, some embedded or private modes); the figure works online either way. */
+ * other than localhost, some embedded or private modes, a cross-site iframe whose browser partitions
+ * or refuses storage) or the files do not fit (the storage quota, checked first, is too small: private
+ * windows, full disks). A failed install is remembered for this build, so the page does not download
+ * everything again on every visit only to fail again; the figure works online either way. */
+const OFFLINE_FAILED = "attention-live offline copy failed for build ";
+const STORE_FAILED = "sw.js could not store the files";
+
 async function keepForOffline(manifest) {
+  const remembered = OFFLINE_FAILED + manifest.build;
   try {
     if (!("serviceWorker" in navigator)) throw new Error("no service workers in this context");
+    if (localStorage.getItem(remembered)) throw new Error("this build could not be stored before");
+    const needed = Object.values(manifest.files).reduce((sum, file) => sum + file.bytes, 0);
+    const { quota = Infinity, usage = 0 } = (await navigator.storage?.estimate?.()) ?? {};
+    if (quota - usage < 1.2 * needed) throw new Error("not enough storage"); // never a half-written copy
     const script = new URL(`sw.js?build=${encodeURIComponent(manifest.build)}`, page);
     const registration = await navigator.serviceWorker.register(script, { scope: page });
     const worker = registration.installing ?? registration.waiting ?? registration.active;
     await new Promise((resolve, reject) => {
       const settle = () => {
         if (worker.state === "activated") resolve();
-        else if (worker.state === "redundant") reject(new Error("sw.js could not store the files"));
+        else if (worker.state === "redundant") reject(new Error(STORE_FAILED)); // sw.js has deleted what it had stored
       };
       worker.addEventListener("statechange", settle);
       settle();
     });
     root.dataset.offline = "ready";
-  } catch {
+  } catch (error) {
     root.dataset.offline = "unavailable";
+    if (error.message !== STORE_FAILED) return;
+    try {
+      localStorage.setItem(remembered, error.message);
+    } catch {
+      // no storage at all: nothing to remember it in
+    }
   }
 }
 
@@ -576,7 +746,8 @@ async function boot(manifest) {
   worker = null;
   try {
     setStatus("Starting Python (Pyodide)…");
-    const python = new PythonWorker(new URL("worker.js", buildFolder), (p) => setStatus(describeLoading(p)));
+    const startedAt = performance.now();
+    const python = new PythonWorker(new URL("worker.js", buildFolder), (p) => setStatus(describeLoading(p, startedAt)));
     try {
       await python.init(buildFolder, manifest);
     } catch (error) {
@@ -628,6 +799,7 @@ async function showManifest(manifest) {
   view.matrix = createMatrix(el.matrix, pickToken, readOut);
   view.math = createMathPanel(el.math, (whatIf) => choose({ whatIf }), readOut);
   view.next = createNextToken(el.next, config, toggleKnockout);
+  takePendingLink();
   Object.assign(link, readLink(location.hash, config, manifest.max_text_chars, asInBox), { maxChars: manifest.max_text_chars });
   const given = queue.requested > 0; // a text given before build.json arrived (setText, a message, typing) wins over the link's
   if (given) Object.assign(link, { view: { ...link.view, text: undefined, token: undefined }, changes: [] });
@@ -681,9 +853,17 @@ function start() {
   window.attentionLive = api;
   embedding = startEmbedding(api, embedOptions);
   el.text.addEventListener("input", (event) => {
+    readerActed = true;
     textReplaced();
+    if (el.text.value.length > BOX_MAX_CHARS) intoBox(el.text.value); // a paste past the cap keeps its end
+    else box.cut = false;
     submit(el.text.value, event.timeStamp).catch(() => {}); // after a failed start the status already says why
+    writeLink();
   });
+  window.addEventListener("hashchange", followLink);
+  window.addEventListener("popstate", followLink);
+  window.addEventListener("pagehide", writeLinkNow); // a reload or a closed tab keeps the last change
+  document.addEventListener("visibilitychange", () => { if (document.visibilityState === "hidden") writeLinkNow(); });
   el.retry.addEventListener("click", attempt);
   enableChipKeys(el.tokens, pickToken);
   el.copyLink.addEventListener("click", copyLink);

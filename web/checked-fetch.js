@@ -5,8 +5,11 @@
  *             WebAssembly compiles pyodide.asm.wasm while it downloads and the browser keeps the
  *             compiled code for the next visit (V8 caches only streamed compiles of such responses);
  *   counted   onBytes(path, bytesSoFar) as data arrives, for the loading line;
- *   watched   a download that receives nothing for STALL_MS is aborted: a stalled connection ends in
- *             an error, and "Try again", instead of an endless wait;
+ *   watched   when no byte has arrived on any download for STALL_MS, the downloads still open are
+ *             aborted: a stalled connection ends in an error, and "Try again", instead of an endless
+ *             wait. The whole load's progress is what counts: on a slow phone network a download
+ *             queued behind others (a browser opens six connections to a host over HTTP/1.1) or
+ *             sharing the link with them receives nothing for a long time without being stalled;
  *   checked   a copy of the body (Response.clone) is read beside the caller: its length and sha256
  *             must be the ones build.py recorded. The figure is not ready until every check has passed
  *             (checks.allPassed()), so a damaged or swapped file is named instead of being used.
@@ -58,30 +61,49 @@ async function checkBytes(bytes, path, expected) {
     "server again, byte for byte (no line-ending or encoding conversion)");
 }
 
+/** The whole load's progress: `arrived()` when any download receives headers or bytes; `watch(onStall)`
+ *  calls onStall once nothing has arrived on any download for STALL_MS, and returns a function that
+ *  stops watching. */
+function loadProgress() {
+  let lastArrival = performance.now();
+  return {
+    arrived() {
+      lastArrival = performance.now();
+    },
+    watch(onStall) {
+      let timer = 0;
+      const check = () => {
+        const silent = performance.now() - lastArrival;
+        if (silent >= STALL_MS) onStall();
+        else timer = setTimeout(check, STALL_MS - silent);
+      };
+      timer = setTimeout(check, STALL_MS);
+      return () => clearTimeout(timer);
+    },
+  };
+}
+
 /**
- * Start downloading `url` (listed as `path`, with `expected` {bytes, sha256}). Resolves with the
- * network's Response once its headers have arrived (rejects on an HTTP error or a failed connection);
- * `onCheck(promise)` receives the check of its body, which settles once the whole body is read.
+ * Start downloading `url` (listed as `path`, with `expected` {bytes, sha256}), watched by `load`
+ * (loadProgress). Resolves with the network's Response once its headers have arrived (rejects on an
+ * HTTP error or a failed connection); `onCheck(promise)` receives the check of its body, which settles
+ * once the whole body is read.
  */
-async function checkedDownload(networkFetch, url, path, expected, onBytes, onCheck) {
+async function checkedDownload(networkFetch, load, url, path, expected, onBytes, onCheck) {
   const controller = new AbortController();
   let stalled = false;
-  let timer = 0;
-  const watch = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => { stalled = true; controller.abort(); }, STALL_MS);
-  };
-  const why = (error) => (stalled ? `no data for ${STALL_MS / 1000} s` : error.message);
-  watch();
+  const unwatch = load.watch(() => { stalled = true; controller.abort(); });
+  const why = (error) => (stalled ? `no data arrived on any download for ${STALL_MS / 1000} s` : error.message);
   let response;
   try {
     response = await networkFetch(url, { signal: controller.signal, cache: "force-cache" }); // a build's files never change
   } catch (error) {
-    clearTimeout(timer);
+    unwatch();
     throw downloadError(path, why(error));
   }
+  load.arrived();
   if (!response.ok) {
-    clearTimeout(timer);
+    unwatch();
     throw downloadError(path, `HTTP ${response.status}`, response);
   }
   const copy = response.clone();
@@ -89,13 +111,13 @@ async function checkedDownload(networkFetch, url, path, expected, onBytes, onChe
     let bytes;
     try {
       bytes = await readAll(copy.body, (loaded) => {
-        watch();
+        load.arrived();
         onBytes(path, loaded);
       });
     } catch (error) {
       throw downloadError(path, why(error), response);
     } finally {
-      clearTimeout(timer);
+      unwatch();
     }
     await checkBytes(bytes, path, expected);
   })());
@@ -112,6 +134,7 @@ async function checkedDownload(networkFetch, url, path, expected, onBytes, onChe
  */
 function installCheckedFetch(base, files, onBytes) {
   const networkFetch = self.fetch.bind(self);
+  const load = loadProgress();
   const failures = [];
   const pending = [];
   const record = (promise) => {
@@ -127,7 +150,7 @@ function installCheckedFetch(base, files, onBytes) {
     const url = new URL(resource instanceof Request ? resource.url : String(resource), base);
     const path = url.href.startsWith(base) ? url.href.slice(base.length).split(/[?#]/)[0] : "";
     if (!Object.hasOwn(files, path)) return networkFetch(resource, options);
-    return record(checkedDownload(networkFetch, url, path, files[path], onBytes, record));
+    return record(checkedDownload(networkFetch, load, url, path, files[path], onBytes, record));
   };
   return {
     failures,

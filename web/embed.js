@@ -10,16 +10,21 @@
  *                                                                    the content height in CSS px, on every change
  *                                                                    and again just after ready
  *                   {subject: "lti.frameResize", height}             the same, for Canvas, with ?lti=1
- *                   {type: "attention-live:state", state}            as attentionLive.state(), on every change and
- *                                                                    on getState, only to an origin listed in
- *                                                                    ?embed-origin= (it holds the visitor's text)
+ *                   {type: "attention-live:state", state}            as attentionLive.state(), when it changed (at
+ *                                                                    most every STATE_MS) and on getState, only to an
+ *                                                                    origin listed in ?embed-origin= (it holds the
+ *                                                                    visitor's text)
  *
  * Only messages from the parent window are read; any other message, of an unknown type or a bad shape,
  * is ignored without an error (a bad shape with an id gets a reply with ok: false). Texts from messages
- * go through attentionLive.setText like any other: data, never code.
+ * go through attentionLive.setText like any other: data, never code. Nothing here waits for a drawn
+ * frame (frames.js): a figure in a hidden or offscreen iframe answers and reports its height too.
  */
 
+import { drawn } from "./frames.js";
+
 const PREFIX = "attention-live:";
+const STATE_MS = 200; // state messages at most this often: each holds the whole T × T matrix
 
 /** The page's embedding options from its query string (`search`, location.search):
  *  {origins: exact origins allowed to receive the state (embed-origin, repeated or comma-separated),
@@ -39,13 +44,16 @@ export function readEmbedOptions(search) {
 }
 
 /** Start the protocol for `api` (window.attentionLive) with `options` (readEmbedOptions). Returns
- *  {ready(): announce that the live figure is ready, changed(): the view changed (the state is sent,
- *  at most once per frame, where allowed)}; both do nothing outside an iframe. */
+ *  {ready(): announce that the live figure is ready, changed(): the view or its content changed (the
+ *  state is sent where allowed, if it changed, at most every STATE_MS; the height where no frame is
+ *  drawn)}; both do nothing outside an iframe. */
 export function startEmbedding(api, options) {
   const parent = window.parent;
   const embedded = parent !== window;
   let hostOrigin = null; // the parent's origin, once a message from it has said so
-  let stateQueued = false;
+  let stateTimer = null; // a state message waiting for STATE_MS to pass since the last one
+  let stateSentAt = -Infinity;
+  let stateSent = null; // the JSON of the last state sent by changed(): an unchanged state is not sent again
 
   /* The parent's origin, where the browser tells: Chromium's and Safari's ancestorOrigins, the origin
    * of a message it sent, or the referrer; null when unknown. */
@@ -68,11 +76,16 @@ export function startEmbedding(api, options) {
     return options.origins.includes(known) ? [known] : [];
   }
 
-  function sendState() {
+  /* The state to the allowed origins; `onlyIfChanged`: not when it is the one sent last. */
+  function sendState(onlyIfChanged = false) {
     const targets = stateTargets();
     if (targets.length === 0) return false;
-    const message = { type: `${PREFIX}state`, state: api.state() };
-    for (const origin of targets) parent.postMessage(message, origin);
+    const state = api.state();
+    const json = JSON.stringify(state);
+    if (onlyIfChanged && json === stateSent) return true;
+    stateSent = json;
+    stateSentAt = performance.now();
+    for (const origin of targets) parent.postMessage({ type: `${PREFIX}state`, state }, origin);
     return true;
   }
 
@@ -126,12 +139,13 @@ export function startEmbedding(api, options) {
       sendHeight();
     },
     changed() {
-      if (!embedded || stateQueued || options.origins.length === 0) return;
-      stateQueued = true;
-      requestAnimationFrame(() => {
-        stateQueued = false;
-        sendState();
-      });
+      if (!embedded) return;
+      if (!drawn()) sendHeight(); // where frames are drawn, the ResizeObserver says it
+      if (stateTimer !== null || options.origins.length === 0) return;
+      stateTimer = setTimeout(() => {
+        stateTimer = null;
+        sendState(true);
+      }, Math.max(0, stateSentAt + STATE_MS - performance.now()));
     },
   };
 }

@@ -10,7 +10,8 @@
  *
  * Labels are <text> in generic font families (sans-serif, monospace): no font files, no requests;
  * heatmaps and strips are PNG data inside the SVG. The PNG is that SVG drawn at twice its size (or
- * the screen's device pixel ratio, if larger).
+ * the screen's device pixel ratio, if larger), at most MAX_PNG_SIDE px on a side and MAX_PNG_PIXELS in
+ * all: browsers refuse larger canvases (a phone at ratio 10 with every panel open asked for 38,000 px).
  */
 import { needsLightText, weightCss } from "./views/colour.js";
 import { paintHeatmap } from "./views/heatmap.js";
@@ -30,6 +31,14 @@ const BORDER = "#d0d5dd";
 const MIN_WIDTH = 600; // CSS px of the drawing: a figure narrower on screen (a phone) is drawn this wide
 const CHIP_HEIGHT = 40;
 const GAP = 5;
+const MAX_PNG_SIDE = 8192; // device px
+const MAX_PNG_PIXELS = 4096 * 4096;
+
+/** Device px per CSS px for a PNG of a `width` × `height` CSS px drawing: `wanted`, or less so that
+ *  the image stays within MAX_PNG_SIDE and MAX_PNG_PIXELS. */
+export function pngScale(width, height, wanted) {
+  return Math.min(wanted, MAX_PNG_SIDE / Math.max(width, height), Math.sqrt(MAX_PNG_PIXELS / (width * height)));
+}
 
 /* A section: its SVG and the height it takes, from a top edge `y`. */
 const section = (svg, height) => ({ svg, height });
@@ -256,18 +265,21 @@ export function figureSvg(snapshot) {
   return svgDocument(width + 2 * MARGIN, Math.ceil(y + MARGIN), title, description, definitions(), body);
 }
 
-/** The PNG (a Blob) of an SVG document `svg`, `scale` device pixels per CSS px. */
-export async function svgToPng(svg, scale) {
+/** The PNG of an SVG document `svg`, `wanted` device pixels per CSS px (capped: pngScale):
+ *  {blob, scale}. */
+export async function svgToPng(svg, wanted) {
   const url = URL.createObjectURL(new Blob([svg], { type: "image/svg+xml" }));
   try {
     const image = new Image();
     image.src = url;
     await image.decode();
+    const scale = pngScale(image.naturalWidth, image.naturalHeight, wanted);
     const canvas = document.createElement("canvas");
-    canvas.width = Math.round(image.naturalWidth * scale);
-    canvas.height = Math.round(image.naturalHeight * scale);
+    canvas.width = Math.floor(image.naturalWidth * scale); // floor: never past the limits
+    canvas.height = Math.floor(image.naturalHeight * scale);
     canvas.getContext("2d").drawImage(image, 0, 0, canvas.width, canvas.height);
-    return await new Promise((resolve, reject) => canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error("the browser could not write the PNG"))), "image/png"));
+    const blob = await new Promise((resolve, reject) => canvas.toBlob((png) => (png ? resolve(png) : reject(new Error("the browser could not write the PNG"))), "image/png"));
+    return { blob, scale };
   } finally {
     URL.revokeObjectURL(url);
   }
@@ -286,11 +298,15 @@ export function slug(text) {
   return name || "text";
 }
 
-/** The file of `snapshot` in `format` ("svg" or "png"): a File (a Blob with a name such as
- *  "attention-live-then-the-queen-l2h3.png"). */
+/** The file of `snapshot` in `format` ("svg" or "png"): {file, note}; `file` a File (a Blob with a
+ *  name such as "attention-live-then-the-queen-l2h3.png"), `note` "" or, for a PNG drawn at less than
+ *  the scale it asked for, a sentence saying so. */
 export async function exportFigure(snapshot, format) {
   const svg = figureSvg(snapshot);
   const name = `attention-live-${slug(snapshot.result.text)}-l${snapshot.state.layer}h${snapshot.state.head}.${format}`;
-  const blob = format === "svg" ? new Blob([svg], { type: "image/svg+xml" }) : await svgToPng(svg, Math.max(2, window.devicePixelRatio || 1));
-  return new File([blob], name, { type: blob.type });
+  if (format === "svg") return { file: new File([svg], name, { type: "image/svg+xml" }), note: "" };
+  const wanted = Math.max(2, window.devicePixelRatio || 1);
+  const { blob, scale } = await svgToPng(svg, wanted);
+  const note = scale < wanted ? `drawn at ${scale.toFixed(1)}× instead of ${wanted}×, the largest image the browser can make of it` : "";
+  return { file: new File([blob], name, { type: blob.type }), note };
 }

@@ -5,10 +5,12 @@
  * build and its content never changes.
  *   install   download every file of that build (its build.json's "files"), check each against the
  *             sha256 listed there, and store them with index.html in one Cache Storage cache, named
- *             after this worker's scope and the build;
+ *             after this worker's scope and the build; if any of it fails (a quota too small, in a
+ *             private window or on a full disk), delete what was stored, so no half-written cache stays;
  *   activate  delete this scope's caches of other builds, and take control of open pages;
  *   fetch     index.html: the network first (never from the HTTP cache: a new deployment is seen at once), the
- *             stored copy when the network fails. A file of this build: left to the browser while the
+ *             stored copy when the network fails, for every address that serves it (the folder, index.html,
+ *             with any query; a fragment never reaches a service worker). A file of this build: left to the browser while the
  *             network answers (a response from a service worker loses V8's compiled-code cache for
  *             pyodide.asm.wasm: measured 0.3-0.6 s more per warm start), the stored copy when the
  *             browser is offline or index.html could not be fetched.
@@ -36,6 +38,15 @@ async function checkedCopy(path, expected) {
 }
 
 async function storeBuild() {
+  try {
+    await storeFiles();
+  } catch (error) {
+    await caches.delete(cacheName);
+    throw error;
+  }
+}
+
+async function storeFiles() {
   const manifest = await (await fetch(new URL("build.json", buildFolder), { cache: "force-cache" })).json();
   const copies = await Promise.all(Object.entries(manifest.files).map(async ([path, expected]) => [path, await checkedCopy(path, expected)]));
   const page = await fetch(self.registration.scope, { cache: "no-store" }); // see fromNetwork
@@ -55,7 +66,7 @@ async function dropOtherBuilds() {
 }
 
 async function storedThenNetwork(request) {
-  const stored = await (await caches.open(cacheName)).match(request, { ignoreSearch: true });
+  const stored = await caches.match(request, { cacheName, ignoreSearch: true }); // caches.open would make an empty cache
   return stored ?? fetch(request);
 }
 
@@ -67,6 +78,14 @@ function fromNetwork(request) {
     : fetch(new Request(request, { cache: "no-cache" }));
 }
 
+/* What the store holds for `request`: the page itself under the scope's address, whichever address of it
+ * was asked for ("…/", "…/index.html", with a query); anything else under its own. */
+function storedKey(request) {
+  const url = new URL(request.url);
+  const page = url.origin + url.pathname;
+  return page === self.registration.scope || page === self.registration.scope + "index.html" ? self.registration.scope : request;
+}
+
 let networkFailed = false; // the last request for index.html got no answer: serve the build from the store
 
 async function networkThenStored(request) {
@@ -76,8 +95,7 @@ async function networkThenStored(request) {
     return response;
   } catch (error) {
     networkFailed = true;
-    const cache = await caches.open(cacheName);
-    const stored = await cache.match(request, { ignoreSearch: true }); // the figure's own files only
+    const stored = await caches.match(storedKey(request), { cacheName, ignoreSearch: true }); // the figure's own files only
     if (stored) return stored;
     throw error;
   }

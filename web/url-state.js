@@ -2,9 +2,11 @@
  *
  *   #text=Then%20the%20Queen…&layer=2&head=3&token=7&panels=heads,matrix
  *
- * URLSearchParams syntax. readLink reads it once at start, checking every value against the model and
- * saying what it changed; linkFor writes the view back (app.js calls history.replaceState with it, so
- * typing adds no history entries).
+ * URLSearchParams syntax. readLink reads it at start and on every same-document navigation, checking
+ * every value against the model and saying what it changed; linkFor writes the view back (app.js calls
+ * history.replaceState with it, so typing adds no history entries). Read: "+" and "%20" are both a
+ * space (as URLSearchParams reads them). Written: a space is "%20" and "+" is "%2B", so a link
+ * survives a chat or LMS that re-encodes "+" as "%2B".
  */
 
 const PANELS = ["heads", "matrix", "math", "next"];
@@ -70,9 +72,9 @@ export function readLink(hash, config, maxChars, normalise = (text) => text) {
 /** The fragment for `text` and the view state (token 1-based, as on screen, left out for a text
  *  without tokens; the open panels). */
 export function linkFor(text, state, hasTokens) {
-  const params = new URLSearchParams({ text, layer: String(state.layer), head: String(state.head) });
-  if (hasTokens) params.set("token", String(state.token + 1));
+  const fields = [["text", text], ["layer", state.layer], ["head", state.head]];
+  if (hasTokens) fields.push(["token", state.token + 1]);
   const open = PANELS.filter((name) => state.panels[name]);
-  if (open.length) params.set("panels", open.join(","));
-  return `#${params.toString()}`;
+  if (open.length) fields.push(["panels", open.join(",")]);
+  return `#${fields.map(([name, value]) => `${name}=${encodeURIComponent(String(value))}`).join("&")}`;
 }

@@ -15,8 +15,11 @@ export class PythonWorker {
     this.worker.onmessage = (event) => this.receive(event.data);
     this.name = url.pathname.split("/").pop();
     this.loading = false; // true while init() is pending
-    this.worker.onerror = (event) => this.fail(`could not start ${this.name} (${event.message || "not loaded"}): `
-      + "check that all of dist/ is on the server, with .js files sent as text/javascript");
+    this.worker.onerror = (event) => {
+      event.preventDefault(); // said on the status line: not also an uncaught error of the page
+      this.fail(`could not start ${this.name} (${event.message || "not loaded"}): `
+        + "check that all of dist/ is on the server, with .js files sent as text/javascript");
+    };
   }
 
   /** Load Pyodide, numpy, the project wheel and the model. Resolves once analyse() can be called. */

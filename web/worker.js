@@ -6,7 +6,8 @@
  *                                                      whatIf {layer, head, scale, mask} or null
  *                {type: "explain", id, layer, head, token, scale, mask, knockout}   Figure.explain
  *                {type: "predict", id, token, top, knockout}                        Figure.predict
- * Messages out:  {type: "progress", stage, downloaded}   stage "python" | "package"; downloaded: bytes so far
+ * Messages out:  {type: "progress", stage, downloaded, total}   stage "python" | "package"; bytes so far,
+ *                                                      of the total of build.json's "startup" files
  *                {type: "step", what}                  a loading step begins (what: its files)
  *                {type: "ready"}
  *                {type: "result", id, text, ids, labels, tokensDropped, charsDropped, cache,
@@ -40,10 +41,12 @@ async function fetchGunzipped(url) {
   return new Uint8Array(await new Response(response.body.pipeThrough(new DecompressionStream("gzip"))).arrayBuffer());
 }
 
+let total = 0; // bytes of build.json's "startup" files: what a first visit downloads
+
 function progress(stage) {
   let bytes = 0;
   for (const loaded of downloaded.values()) bytes += loaded;
-  post({ type: "progress", stage, downloaded: bytes });
+  post({ type: "progress", stage, downloaded: bytes, total });
 }
 
 /* Start-up, as fast as it can go (each step is timed with a performance mark, for the benchmark):
@@ -53,6 +56,11 @@ function progress(stage) {
  * have passed before the figure says it is ready. */
 async function init(base, manifest) {
   let stage = "python";
+  total = manifest.startup.reduce((sum, path) => sum + manifest.files[path].bytes, 0);
+  const loadedScript = (path) => { // scripts load through importScripts, which the checked fetch does not see
+    downloaded.set(path, manifest.files[path].bytes);
+    progress(stage);
+  };
   checks = installCheckedFetch(base, manifest.files, (path, loaded) => {
     downloaded.set(path, loaded);
     progress(stage);
@@ -67,6 +75,7 @@ async function init(base, manifest) {
   snapshot.catch(() => {}); // likewise, by loadPyodide
   const indexURL = new URL(manifest.pyodide, base).href;
   await step("pyodide.js", `Python (${manifest.pyodide}pyodide.js)`, () => importScripts(indexURL + "pyodide.js"));
+  loadedScript(`${manifest.pyodide}pyodide.js`);
   const pythonFiles = ["pyodide.asm.js", "pyodide.asm.wasm"].map((name) => manifest.pyodide + name).concat(manifest.snapshot);
   pyodide = await step("python", `Python and ${manifest.packages.join(" and ")} (${pythonFiles.join(", ")} and their wheels)`, async () => {
     const python = await loadPyodideOrFail({ indexURL, _loadSnapshot: snapshot, packages: manifest.packages });
@@ -75,7 +84,7 @@ async function init(base, manifest) {
     return python;
   });
   stage = "package";
-  progress(stage);
+  loadedScript(`${manifest.pyodide}pyodide.asm.js`);
   await step("package", `the figure's Python package (${manifest.wheel})`, async () => {
     const micropip = pyodide.pyimport("micropip");
     try {

@@ -1,0 +1,468 @@
+"""Where course pages really put the figure (issue 20): one test per kind of ../shared/cases/course-pages.md,
+named after it (test_every_case_has_a_test.py checks that none is missing). Host pages are served from a
+second origin (another port of 127.0.0.1), as a course site would be; the figure's numbers are checked
+against CPython's Figure; readiness is always a signal (data-state, a message, the state), never a sleep.
+"""
+
+import contextlib
+import functools
+import http.server
+import json
+import shutil
+import threading
+import time
+from urllib.parse import parse_qs, quote, urlencode, urlsplit
+
+import pytest
+
+import build
+from figure_page import WAIT_MS, FigurePage, Watch, browser_context, check_view, parent_page, serving
+
+TEXT = "Then the Rabbit turned to Alice and cried, \"Come here at once!\""
+NO_FRAME_COMES = "() => new Promise((resolve) => { requestAnimationFrame(() => resolve(false)); setTimeout(() => resolve(true), 500); })"
+
+# A course page with named iframes of the figure (their addresses in data-src, HOST_ORIGIN standing for the
+# page's own origin). It records every message from them (received: {frame, at, data}), and ask(name,
+# message) posts a message with an id and resolves with the figure's reply.
+HOST = """<!doctype html>
+<meta charset="utf-8"><title>Course page</title>
+<style>body { margin: 0 } iframe { width: 600px; height: 320px; border: 0; display: block }</style>
+FRAMES
+<script>
+  for (const frame of document.querySelectorAll("iframe[data-src]")) frame.src = frame.dataset.src.replaceAll("HOST_ORIGIN", encodeURIComponent(location.origin));
+  const frames = Object.fromEntries([...document.querySelectorAll("iframe")].map((f) => [f.name, f]));
+  window.received = [];
+  const waiting = new Map();
+  window.addEventListener("message", (event) => {
+    const frame = Object.values(frames).find((f) => f.contentWindow === event.source);
+    if (!frame) return;
+    received.push({ frame: frame.name, at: performance.now(), data: event.data });
+    if (event.data?.type === "attention-live:reply") waiting.get(event.data.id)?.(event.data);
+  });
+  let nextId = 1;
+  window.ask = (name, message) => new Promise((resolve) => {
+    const id = `q${nextId++}`;
+    waiting.set(id, resolve);
+    frames[name].contentWindow.postMessage({ ...message, id }, "*");
+  });
+  window.ofType = (name, type) => received.filter((m) => m.frame === name && (m.data?.type === type || m.data?.subject === type));
+</script>
+"""
+
+
+def iframe(origin, name, address="/", attributes=""):
+    """An iframe of the figure at ``origin`` + ``address`` (HOST_ORIGIN in it: the host's own origin)."""
+    return f'<iframe name="{name}" title="Attention, live ({name})" data-src="{origin}{address}" {attributes}></iframe>'
+
+
+@contextlib.contextmanager
+def course_page(playwright, origin, frames_html):
+    """A host page holding ``frames_html``; yields (page, watch). At the end: no page error, no
+    console error, no request off the host's and the figure's origins."""
+    watch = Watch(origin)
+    with parent_page(playwright, HOST.replace("FRAMES", frames_html), watch=watch) as page:
+        yield page, watch
+    watch.check()
+
+
+def frame_named(page, name):
+    return next(f for f in page.frames if f.name == name)
+
+
+def wait_for_message(page, name, kind):
+    page.wait_for_function(f"() => ofType({json.dumps(name)}, {json.dumps(kind)}).length > 0", timeout=WAIT_MS)
+
+
+def ask(page, name, message):
+    return page.evaluate("([name, message]) => ask(name, message)", [name, message])
+
+
+@pytest.fixture
+def figure_in_context(playwright, origin):
+    """Open the standalone figure in a fresh context (context options as keywords, a fragment or
+    query as ``address``): returns (FigurePage, watch); the watch is checked at the end."""
+    opened = []
+
+    def open_figure(address="/", **options):
+        stack = contextlib.ExitStack()
+        context = stack.enter_context(browser_context(playwright, **options))
+        watch = Watch(origin)
+        figure_page = FigurePage(watch.page(watch.context(context).new_page()))
+        opened.append((stack, watch))
+        figure_page.open(origin + address)
+        return figure_page, watch
+
+    yield open_figure
+    for stack, watch in opened:
+        stack.close()
+        watch.check()
+
+
+def link_of(page):
+    """The address's fragment as a dict of single values."""
+    return {name: values[0] for name, values in parse_qs(urlsplit(page.url).fragment).items()}
+
+
+def test_a_frame_that_draws_no_frames(playwright, origin, figure):
+    frames = (f'<div style="display: none">{iframe(origin, "hidden")}</div>'  # an LMS tab not shown
+              f'<div style="height: 5000px"></div>{iframe(origin, "below")}')  # far below the fold
+    with course_page(playwright, origin, frames) as (page, _):
+        for name in ("hidden", "below"):
+            wait_for_message(page, name, "attention-live:ready")
+            frame = frame_named(page, name)
+            assert frame.evaluate(NO_FRAME_COMES), "the browser drew a frame: this is not the case under test"
+            assert frame.evaluate("document.documentElement.dataset.state") == "ready"
+            assert ask(page, name, {"type": "attention-live:setText", "text": TEXT}) == {"type": "attention-live:reply", "id": "q1" if name == "hidden" else "q2", "ok": True}
+            check_view(FigurePage(frame), figure, laid_out=name != "hidden")
+            assert page.evaluate("n => ofType(n, 'attention-live:resize').length", name) > 0
+        below = frame_named(page, "below")
+        content = below.evaluate("Math.ceil(document.documentElement.getBoundingClientRect().height)")
+        assert page.evaluate("ofType('below', 'attention-live:resize').at(-1).data.height") == content
+        page.evaluate("() => document.querySelector('iframe[name=below]').scrollIntoView()")  # shown: it paints
+        below.wait_for_selector(".chip[data-weight]", state="visible")
+
+
+def test_several_figures_on_one_page(playwright, origin, figure):
+    texts = {"first": "Alice said nothing.", "second": TEXT, "third": "The Mole and the Rat went down the river."}
+    frames = "".join(iframe(origin, name, "/#" + urlencode({"text": text}, quote_via=quote)) for name, text in texts.items())
+    with course_page(playwright, origin, frames) as (page, _):
+        for name, text in texts.items():
+            wait_for_message(page, name, "attention-live:ready")
+            frame = FigurePage(frame_named(page, name))
+            frame.wait_until("t => window.attentionLive.state().text === t", text)
+            check_view(frame, figure)
+        before = {name: FigurePage(frame_named(page, name)).state() for name in ("second", "third")}
+        first = FigurePage(frame_named(page, "first"))
+        first.page.locator("#text").press("End")
+        first.page.locator("#text").press_sequentially(" Then she left.")
+        first.wait_until("t => window.attentionLive.state().text === t", texts["first"] + " Then she left.")
+        check_view(first, figure)
+        assert {name: FigurePage(frame_named(page, name)).state() for name in ("second", "third")} == before
+
+
+def test_a_same_document_link(figure_in_context, playwright, origin, figure):
+    figure_page, _ = figure_in_context("/#" + urlencode({"text": "Alice said nothing.", "layer": 1, "head": 2}, quote_via=quote))
+    page = figure_page.page
+    second = {"text": TEXT, "layer": 2, "head": 4, "token": 3, "panels": "matrix"}
+    page.goto(f"{origin}/#{urlencode(second, quote_via=quote)}")  # the same page: only the fragment differs
+    figure_page.wait_until("t => window.attentionLive.state().text === t", TEXT)
+    state = check_view(figure_page, figure)
+    assert (state["layer"], state["head"], state["token"], state["panels"]["matrix"]) == (2, 4, 2, True)
+    page.goto(f"{origin}/#{urlencode({**second, 'layer': 9}, quote_via=quote)}")  # a bad value, as a fresh load reads it
+    figure_page.wait_until("() => window.attentionLive.state().layer === 2 && !window.attentionLive.state().panels.heads", None)
+    assert "The link asked for layer 9; this model has 2, so layer 2 is shown." in page.locator("#notice").text_content()
+    page.go_back()  # the second link again
+    figure_page.wait_until("() => window.attentionLive.state().head === 4 && window.attentionLive.state().token === 2", None)
+    page.go_back()  # the first
+    figure_page.wait_until("t => window.attentionLive.state().text === t", "Alice said nothing.")
+    state = check_view(figure_page, figure)
+    assert (state["layer"], state["head"], state["panels"]["matrix"]) == (1, 2, False)
+    figure_page.click_token(1)  # the next change writes the view shown, not an older one
+    figure_page.wait_until("() => location.hash.includes('token=2')", None)
+    assert link_of(page)["text"] == "Alice said nothing." and link_of(page)["head"] == "2"
+
+    with course_page(playwright, origin, iframe(origin, "figure", "/?embed-origin=x")) as (host, _):
+        wait_for_message(host, "figure", "attention-live:ready")
+        host.evaluate("f => { const frame = document.querySelector('iframe'); frame.src = frame.src.split('#')[0] + '#' + f; }",
+                      urlencode({"text": "The Queen said no.", "head": 1}, quote_via=quote))
+        frame = FigurePage(frame_named(host, "figure"))
+        frame.wait_until("t => window.attentionLive.state().text === t", "The Queen said no.")
+        assert check_view(frame, figure)["head"] == 1
+
+
+def test_a_re_encoded_link(figure_in_context, origin, figure):
+    figure_page, _ = figure_in_context("/#text=a+b%20c%2B")  # "+" and "%20" are both spaces
+    assert figure_page.state()["text"] == "a b c+"
+    figure_page.set_text("C++ and 1+1")
+    figure_page.wait_until("() => location.hash.includes('C%2B%2B')", None)
+    fragment = urlsplit(figure_page.page.url).fragment
+    assert "+" not in fragment and "C%2B%2B%20and%201%2B1" in fragment
+    re_encoded = fragment.replace("+", "%2B")  # what a chat or an LMS does to a link: nothing, now
+    figure_page.page.goto(f"{origin}/?again#{re_encoded}")
+    assert figure_page.settled() == "ready"
+    figure_page.wait_until("t => window.attentionLive.state().text === t", "C++ and 1+1")
+    check_view(figure_page, figure)
+
+
+def test_the_last_change_before_leaving(figure_in_context, figure):
+    figure_page, _ = figure_in_context()
+    page = figure_page.page
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    figure_page.set_text("Copied at once")
+    page.locator("#copy-link").click()  # no pause: the link must already hold the change
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert parse_qs(urlsplit(copied).fragment)["text"] == ["Copied at once"]
+    page.locator("#text").press("End")
+    page.locator("#text").press_sequentially(" and typed")
+    page.reload()  # at once after typing
+    assert figure_page.settled() == "ready"
+    figure_page.wait_until("t => window.attentionLive.state().text === t", "Copied at once and typed")
+    page.locator("#heads label[data-value='4']").click()
+    page.reload()
+    assert figure_page.settled() == "ready"
+    figure_page.wait_until("() => window.attentionLive.state().head === 4", None)
+    check_view(figure_page, figure)
+
+
+def test_offline_at_another_address(playwright, figure):
+    with serving(build.make_server(0)) as url, browser_context(playwright) as context:
+        figure_page = FigurePage(context.new_page())
+        figure_page.open(url + "/index.html")  # the README's iframe snippet's address
+        figure_page.page.wait_for_selector("html[data-offline='ready']", state="attached", timeout=WAIT_MS)
+        context.set_offline(True)
+        for address, text in [("/index.html", None), ("/", None), ("/?embed-origin=https%3A%2F%2Fcourse.example", None),
+                              ("/index.html#" + urlencode({"text": "Alice was offline."}, quote_via=quote), "Alice was offline.")]:
+            page = FigurePage(context.new_page())
+            page.open(url + address)
+            if text:
+                page.wait_until("t => window.attentionLive.state().text === t", text)
+            check_view(page, figure)
+            page.page.close()
+
+
+SMALL_QUOTA = """
+    // The browser's answer in a private window or on a full disk: a few MB of quota. (Chromium's
+    // Storage.overrideQuotaForOrigin sets the quota it reports over CDP, but Cache Storage ignored it here.)
+    navigator.storage.estimate = async () => ({ quota: 3e6, usage: 0 });
+"""
+
+
+def visit_twice(context, url):
+    """Open the figure at ``url`` twice (a visit, then a reload); returns, per visit, data-offline, the
+    Cache Storage caches and whether sw.js was asked for (an install tried)."""
+    registrations = []
+    context.on("request", lambda r: registrations.append(r.url) if "/sw.js?" in r.url else None)
+    page = FigurePage(context.new_page())
+    visits = []
+    for visit in range(2):
+        if visit == 0:
+            page.open(url + "/")
+        else:
+            page.page.reload()
+            assert page.settled() == "ready"
+        page.page.wait_for_selector("html[data-offline]", state="attached", timeout=WAIT_MS)
+        visits.append((page.page.evaluate("document.documentElement.dataset.offline"), page.page.evaluate("caches.keys()"), bool(registrations)))
+        registrations.clear()
+    return visits
+
+
+def test_too_little_storage(playwright, figure, tmp_path):
+    with serving(build.make_server(0)) as url, browser_context(playwright) as context:
+        context.add_init_script(SMALL_QUOTA)
+        assert visit_twice(context, url) == [("unavailable", [], False), ("unavailable", [], False)]  # never tried
+    # an install that fails halfway (here a file that is not the one build.json lists; a full disk is
+    # the same to sw.js) leaves no half-written cache, and the next visit does not try again
+    damaged = tmp_path / "dist"
+    shutil.copytree(build.DIST, damaged)
+    with open(damaged / build.build_folder().name / "svg-writer.js", "a", encoding="utf-8") as f:
+        f.write("\n// changed after the build\n")  # the page still runs it; sw.js refuses to store it
+    with serving(build.make_server(0, directory=damaged)) as url, browser_context(playwright) as context:
+        assert visit_twice(context, url) == [("unavailable", [], True), ("unavailable", [], False)]
+        page = FigurePage(context.pages[0])
+        check_view(page, figure)  # online, the figure works all the same
+
+
+def test_permissions_the_host_did_not_grant(playwright, origin):
+    frames = iframe(origin, "plain") + iframe(origin, "sandboxed", attributes='sandbox="allow-scripts allow-same-origin"')
+    with course_page(playwright, origin, frames) as (page, _):
+        for name in ("plain", "sandboxed"):
+            wait_for_message(page, name, "attention-live:ready")
+        plain = frame_named(page, "plain")
+        plain.locator("#copy-link").click()  # no allow="clipboard-write": the browser refuses
+        status = plain.locator("#status").text_content()
+        assert "does not let this figure use the clipboard" in status and "address bar" not in status, status
+        assert plain.locator("#link-text").is_visible()
+        assert plain.evaluate("document.getElementById('link-text').value") == plain.evaluate("location.href")
+        assert plain.evaluate("document.activeElement.id") == "link-text"
+        sandboxed = frame_named(page, "sandboxed")
+        sandboxed.locator("#save-png").click()  # no allow-downloads: the browser blocks the file
+        sandboxed.wait_for_selector("#saved-image:not([hidden])", state="visible")
+        status = sandboxed.locator("#status").text_content()
+        assert not status.startswith("Saved") and "sandboxed frame" in status and "right-click or long-press" in status, status
+        assert sandboxed.evaluate("document.querySelector('#saved-image img').naturalWidth") > 0
+        assert sandboxed.locator("#saved-image img").get_attribute("alt").startswith("The saved image, attention-live-")
+        sandboxed.locator("#saved-image button").click()
+        assert sandboxed.locator("#saved-image").is_hidden()
+
+
+def test_a_huge_text_from_a_host_or_a_paste(playwright, origin, figure, figure_in_context):
+    with course_page(playwright, origin, iframe(origin, "figure")) as (page, _):
+        wait_for_message(page, "figure", "attention-live:ready")
+        frame = FigurePage(frame_named(page, "figure"))
+        frame.page.evaluate(LISTENER_TIME)
+        for megabytes in (1, 10, 40):
+            page.evaluate("mb => { window.huge = 'Alice said. '.repeat(Math.floor(mb * 1e6 / 12)) + 'The end'; }", megabytes)  # the host's own work
+            frame.watch_long_tasks()
+            reply = page.evaluate("() => ask('figure', { type: 'attention-live:setText', text: window.huge })")
+            assert reply["ok"], reply
+            longest, handled = frame.longest_task_ms(), frame.page.evaluate("window.listenerMs")
+            print(f"{megabytes} MB: longest task {longest:.0f} ms, the figure's message listeners {handled:.1f} ms")
+            assert handled < 20
+            if megabytes < 40:
+                assert longest < 200, megabytes
+            # 40 MB: Chromium itself spends 0.2-1.1 s here delivering such a string to a cross-origin frame,
+            # before any listener runs (the same string posted to the host's own window: no long task)
+            kept = frame.page.evaluate("document.getElementById('text').value")
+            assert len(kept) == 20000 and kept.endswith("Alice said. The end")
+            assert "keeps the last 20,000 characters" in frame.page.locator("#notice").text_content()
+            check_view(frame, figure)
+    figure_page, _ = figure_in_context()
+    page = figure_page.page
+    page.locator("#text").fill("")
+    pasted = "The Queen shouted. " * 55_000  # about 1 MB
+    page.locator("#text").focus()
+    page.keyboard.insert_text(pasted)
+    figure_page.wait_until("() => window.attentionLive.state().text.endsWith('shouted. ')", None)
+    figure_page.watch_long_tasks()
+    page.locator("#text").press_sequentially("Yes!")  # the box is capped: keystrokes are cheap again
+    figure_page.wait_until("() => window.attentionLive.state().text.endsWith('Yes!')", None)
+    assert figure_page.longest_task_ms() < 200
+    kept = page.evaluate("document.getElementById('text').value")
+    assert len(kept) == 20000 and kept == (pasted + "Yes!")[-20000:]
+    check_view(figure_page, figure)
+
+
+def test_chatty_messages(playwright, origin):
+    with course_page(playwright, origin, iframe(origin, "figure", "/?embed-origin=HOST_ORIGIN")) as (page, _):
+        wait_for_message(page, "figure", "attention-live:ready")
+        frame = FigurePage(frame_named(page, "figure"))
+        assert ask(page, "figure", {"type": "attention-live:getState"})["ok"]
+        page.evaluate("() => { received.length = 0; }")
+        for index in range(16):  # hovering changes nothing the host is told of
+            frame.page.locator(f".chip[data-index='{index % 16}']").hover()
+        page.mouse.move(0, 0)
+        frame.click_token(3)  # one real change after the hovers: the host hears of it, once
+        page.wait_for_function("() => ofType('figure', 'attention-live:state').length > 0")
+        assert page.evaluate("ofType('figure', 'attention-live:state').map(m => m.data.state.token)") == [3]
+        page.evaluate("() => { received.length = 0; }")
+        started = time.monotonic()
+        frame.page.locator("#text").press("End")
+        frame.page.locator("#text").press_sequentially(" and then she ran away", delay=20)
+        frame.wait_until("t => window.attentionLive.state().text.endsWith(t)", " and then she ran away")
+        page.wait_for_function("() => ofType('figure', 'attention-live:state').at(-1)?.data.state.text.endsWith(' away')")
+        seconds = time.monotonic() - started
+        times = page.evaluate("ofType('figure', 'attention-live:state').map(m => m.at)")
+        assert len(times) <= seconds / 0.2 + 2, (len(times), seconds)
+        assert all(b - a >= 190 for a, b in zip(times, times[1:])), times
+
+
+@pytest.mark.parametrize("width", [320, 360])
+def test_content_moving_under_the_pointer(figure_in_context, width):
+    figure_page, _ = figure_in_context(viewport={"width": width, "height": 700})
+    page = figure_page.page
+    figure_page.set_text("Alice, " * 60)  # labels and token numbers as long as they get (token 120 of 121)
+    chips = page.locator(".chip")
+    count = chips.count()
+    tops = "() => [...document.querySelectorAll('.chip')].map(c => c.getBoundingClientRect().top + scrollY)"  # in the page, not the viewport
+    for index in (count - 2, count - 12, 1, 0):
+        chips.nth(index).scroll_into_view_if_needed()
+        before = page.evaluate(tops)
+        chips.nth(index).hover()
+        figure_page.wait_until("n => document.getElementById('status').textContent.includes(`(token ${n} of`)", index + 1)
+        after = page.evaluate(tops)
+        assert after == before, f"hovering chip {index} moved the chips at {width} px"
+        page.mouse.move(0, 0)
+
+
+def test_400_zoom(figure_in_context):
+    long_origin = "https://" + "course-" * 60 + "example.org/path"
+    figure_page, _ = figure_in_context("/?" + urlencode({"embed-origin": long_origin}) + "#" + urlencode({"layer": "9" * 200, "head": "x" * 200}),
+                                       viewport={"width": 320, "height": 256})
+    page = figure_page.page
+    assert "is not an origin" in page.locator("#notice").text_content()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 320
+
+
+def test_printing_in_dark_mode(figure_in_context):
+    figure_page, _ = figure_in_context(color_scheme="dark")
+    page = figure_page.page
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") != "rgb(255, 255, 255)"  # dark on screen
+    page.emulate_media(media="print")
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(255, 255, 255)"
+    ink = page.evaluate("getComputedStyle(document.getElementById('status')).color")
+    assert max(int(c) for c in ink[4:-1].split(",")) < 128, ink  # dark ink on the white page
+
+
+def test_a_very_high_pixel_ratio(figure_in_context):
+    figure_page, _ = figure_in_context(viewport={"width": 390, "height": 800}, device_scale_factor=10)
+    for name in ("heads", "matrix", "math", "next"):
+        figure_page.open_panel(name)
+    size = figure_page.page.evaluate("""async () => {
+        const bitmap = await createImageBitmap(await window.attentionLive.exportImage({ format: "png" }));
+        return [bitmap.width, bitmap.height];
+    }""")
+    assert max(size) <= 8192 and size[0] * size[1] <= 4096 * 4096 and min(size) > 600, size
+    figure_page.page.locator("#save-png").click()
+    figure_page.wait_until("() => document.getElementById('status').textContent.startsWith('Saved')", None)
+    assert "instead of 10×" in figure_page.status()
+
+
+def test_a_live_region_at_load(playwright, origin):
+    with browser_context(playwright) as context:
+        context.add_init_script("""
+            window.announced = [];
+            new MutationObserver(() => {
+                const region = document.getElementById("announcer");
+                if (region && region.textContent) window.announced.push(region.textContent);
+            }).observe(document, { subtree: true, childList: true, characterData: true });
+        """)
+        figure_page = FigurePage(context.new_page())
+        figure_page.open(origin + "/")
+        figure_page.page.wait_for_timeout(1500)  # an observation window three times the announcer's pause, not a wait for readiness
+        assert figure_page.page.evaluate("window.announced") == []
+        figure_page.click_token(2)  # the reader acts: now it speaks
+        figure_page.wait_until("() => window.announced.length > 0", None)
+
+
+LISTENER_TIME = """() => {  // the time the figure's own message listeners take, from the first to after the last
+    let started = 0;
+    window.addEventListener("message", () => { started = performance.now(); }, true);
+    window.addEventListener("message", () => { window.listenerMs = performance.now() - started; });
+}"""
+
+
+class SlowLink(build.StaticHandler):
+    """dist/ through one shared link of ``bits_per_second`` with ``round_trip_s`` before each response,
+    as a phone's network is: every connection's bytes wait their turn in one token bucket."""
+
+    bits_per_second, round_trip_s = 1.6e6, 0.15
+    lock = threading.Lock()
+    next_free = 0.0
+
+    def log_message(self, format, *args):
+        pass
+
+    def send_head(self):
+        time.sleep(self.round_trip_s)  # the network's delay, in the server's thread
+        return super().send_head()
+
+    def copyfile(self, source, outputfile):
+        while chunk := source.read(16384):
+            with type(self).lock:
+                start = max(time.monotonic(), type(self).next_free)
+                type(self).next_free = start + len(chunk) * 8 / self.bits_per_second
+            time.sleep(max(0.0, start - time.monotonic()))
+            outputfile.write(chunk)
+
+
+@pytest.mark.parametrize("bits_per_second", [1.6e6, 4e5], ids=["slow 4G", "400 kbps"])
+def test_a_phone_s_network(playwright, figure, bits_per_second):
+    handler = type("Link", (SlowLink,), {"bits_per_second": bits_per_second, "next_free": 0.0})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(build.DIST)))
+    with serving(server) as url, browser_context(playwright) as context:
+        context.add_init_script("""
+            window.states = [];
+            new MutationObserver(() => window.states.push(document.documentElement.dataset.state))
+                .observe(document.documentElement, { attributes: true, attributeFilter: ["data-state"] });
+        """)
+        page = context.new_page()
+        page.goto(url + "/")
+        figure_page = FigurePage(page)
+        page.wait_for_selector(".chip[data-weight]", state="visible", timeout=WAIT_MS)  # the precomputed first paint
+        page.locator(".chip[data-index='5']").click()  # usable meanwhile
+        assert page.evaluate("window.attentionLive.state().token") == 5
+        page.wait_for_function("() => /of [0-9.]+ MB · about [0-9]+ (s|min) left/.test(document.getElementById('status').textContent)",
+                               timeout=WAIT_MS)
+        assert figure_page.settled(timeout=15 * 60_000) == "ready", figure_page.status()
+        assert "error" not in page.evaluate("window.states")
+        check_view(figure_page, figure)
