@@ -78,6 +78,32 @@ def test_the_address_follows_the_view_without_new_history_entries(opened, figure
     assert page.page.evaluate("navigator.clipboard.readText()") == page.page.evaluate("location.href")
 
 
+def test_each_part_of_the_view_is_written_on_its_own(opened, figure):
+    """Each of layer, head, token, panels and text changed alone, to a value other than the default
+    view's: the address follows that part and keeps the others."""
+    open_link, _ = opened
+    page = open_link("")
+    default = page.state()
+    fragment = lambda: {name: values[0] for name, values in parse_qs(page.page.evaluate("location.hash")[1:]).items()}  # noqa: E731
+    expected = {"text": default["text"], "layer": str(default["layer"]), "head": str(default["head"]), "token": str(default["token"] + 1)}
+    changes = [
+        ("layer", "1", lambda: page.click_choice("layers", 1)),
+        ("head", "2", lambda: page.click_choice("heads", 2)),
+        ("token", "3", lambda: page.click_token(2)),
+        ("panels", "heads", lambda: page.open_panel("heads")),
+        ("text", "The Hatter", lambda: page.set_text("The Hatter")),
+    ]
+    assert default["layer"] != 1 and default["head"] != 2 and default["token"] != 2 and not any(default["panels"].values())
+    for name, value, change in changes:
+        change()
+        expected[name] = value
+        if name == "text":
+            expected["token"] = str(page.state()["token"] + 1)  # a new text selects its last token
+        page.wait_until("e => Object.entries(e).every(([k, v]) => new URLSearchParams(location.hash.slice(1)).get(k) === v)", expected)
+        assert fragment() == expected, name
+    check_view(page, figure)
+
+
 @pytest.mark.parametrize("fragment, changed, want", [
     ("text=Alice%20said&layer=9&head=0", ["layer 9; this model has 2, so layer 2", "head 0; this model has 4, so head 1"], (2, 1)),
     ("text=Alice%20said&head=abc&token=40", ['head "abc" is not a number', "token 40; the text has 2, so the last"], (None, 1)),
