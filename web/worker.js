@@ -50,17 +50,16 @@ function progress(stage) {
 }
 
 /* Start-up, as fast as it can go (each step is timed with a performance mark, for the benchmark):
- * the model, the tokenizer and Python's memory snapshot download while pyodide.js loads; Python is
+ * the model, the tokenizer, Python's memory snapshot and Pyodide's two scripts download together;
+ * the scripts through the checked fetch first (counted, checked, into the HTTP cache) and only then
+ * through importScripts, which blocks this worker while it downloads (on a slow phone network, for
+ * minutes: no progress, no answer) and which the checked fetch does not see; Python is
  * restored from the snapshot (made at build time by snapshot.mjs) instead of started, and numpy and
  * micropip load as part of it; micropip installs the figure's wheel; every download's check must
  * have passed before the figure says it is ready. */
 async function init(base, manifest) {
   let stage = "python";
   total = manifest.startup.reduce((sum, path) => sum + manifest.files[path].bytes, 0);
-  const loadedScript = (path) => { // scripts load through importScripts, which the checked fetch does not see
-    downloaded.set(path, manifest.files[path].bytes);
-    progress(stage);
-  };
   checks = installCheckedFetch(base, manifest.files, (path, loaded) => {
     downloaded.set(path, loaded);
     progress(stage);
@@ -74,8 +73,13 @@ async function init(base, manifest) {
   const snapshot = fetchGunzipped(new URL(manifest.snapshot, base));
   snapshot.catch(() => {}); // likewise, by loadPyodide
   const indexURL = new URL(manifest.pyodide, base).href;
-  await step("pyodide.js", `Python (${manifest.pyodide}pyodide.js)`, () => importScripts(indexURL + "pyodide.js"));
-  loadedScript(`${manifest.pyodide}pyodide.js`);
+  const [pyodideJs, asmJs] = ["pyodide.js", "pyodide.asm.js"].map((name) => fetchBytes(new URL(name, indexURL)));
+  asmJs.catch(() => {}); // reported where it is awaited, below
+  await step("pyodide.js", `Python (${manifest.pyodide}pyodide.js)`, async () => {
+    await pyodideJs;
+    importScripts(indexURL + "pyodide.js");
+  });
+  await step("pyodide.asm.js", `Python (${manifest.pyodide}pyodide.asm.js)`, () => asmJs); // loadPyodide's importScripts then reads it from the HTTP cache
   const pythonFiles = ["pyodide.asm.js", "pyodide.asm.wasm"].map((name) => manifest.pyodide + name).concat(manifest.snapshot);
   pyodide = await step("python", `Python and ${manifest.packages.join(" and ")} (${pythonFiles.join(", ")} and their wheels)`, async () => {
     const python = await loadPyodideOrFail({ indexURL, _loadSnapshot: snapshot, packages: manifest.packages });
@@ -84,7 +88,7 @@ async function init(base, manifest) {
     return python;
   });
   stage = "package";
-  loadedScript(`${manifest.pyodide}pyodide.asm.js`);
+  progress(stage);
   await step("package", `the figure's Python package (${manifest.wheel})`, async () => {
     const micropip = pyodide.pyimport("micropip");
     try {
