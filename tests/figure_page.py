@@ -37,14 +37,15 @@ class FigurePage:
         return self.page.evaluate("document.documentElement.dataset.state")
 
     def wait_until(self, predicate, arg):
-        """Wait, frame by frame, until the JS function ``predicate`` holds for ``arg`` (the page's CSP
-        forbids the string evaluation behind Playwright's wait_for_function)."""
+        """Wait until the JS function ``predicate`` holds for ``arg``, checking it every 16 ms (the
+        page's CSP forbids the string evaluation behind Playwright's wait_for_function; a timer, not
+        requestAnimationFrame, which never fires in a frame the browser does not draw)."""
         self.page.evaluate(f"""arg => new Promise((resolve, reject) => {{
             const predicate = {predicate};
             const deadline = performance.now() + 60000;
             const check = () => predicate(arg) ? resolve()
                 : performance.now() > deadline ? reject(new Error({json.dumps("timed out waiting for " + predicate)}))
-                : requestAnimationFrame(check);
+                : setTimeout(check, 16);
             check();
         }})""", arg)
 

@@ -123,21 +123,23 @@ def test_a_frame_that_draws_no_frames(playwright, origin, figure):
 
 
 def test_several_figures_on_one_page(playwright, origin, figure):
-    texts = {"first": "Alice said nothing.", "second": TEXT, "third": "The Mole and the Rat went down the river."}
-    frames = "".join(iframe(origin, name, "/#" + urlencode({"text": text}, quote_via=quote)) for name, text in texts.items())
+    texts = {"first": "Alice said nothing.", "second": TEXT, "third": "The Mole and the Rat went down the river.", "fourth": "Toad cried."}
+    prose = '<p style="height: 700px">A chapter\'s prose between the figures.</p>'  # so that the later ones are below the fold
+    frames = "".join(prose + iframe(origin, name, "/#" + urlencode({"text": text}, quote_via=quote)) for name, text in texts.items())
     with course_page(playwright, origin, frames) as (page, _):
         for name, text in texts.items():
             wait_for_message(page, name, "attention-live:ready")
             frame = FigurePage(frame_named(page, name))
             frame.wait_until("t => window.attentionLive.state().text === t", text)
             check_view(frame, figure)
-        before = {name: FigurePage(frame_named(page, name)).state() for name in ("second", "third")}
+        others = ("second", "third", "fourth")
+        before = {name: FigurePage(frame_named(page, name)).state() for name in others}
         first = FigurePage(frame_named(page, "first"))
         first.page.locator("#text").press("End")
         first.page.locator("#text").press_sequentially(" Then she left.")
         first.wait_until("t => window.attentionLive.state().text === t", texts["first"] + " Then she left.")
         check_view(first, figure)
-        assert {name: FigurePage(frame_named(page, name)).state() for name in ("second", "third")} == before
+        assert {name: FigurePage(frame_named(page, name)).state() for name in others} == before
 
 
 def test_a_same_document_link(figure_in_context, playwright, origin, figure):
