@@ -377,9 +377,9 @@ def apt_get_install(package):
 
 def pytest_arguments(extra):
     """pytest's arguments for ``build.py test -- EXTRA``: EXTRA as given, after ``tests/`` unless EXTRA
-    names tests itself (a path relative to the repository, optionally with ``::name``), so that
+    names tests itself (a test file relative to the repository, optionally with ``::name``), so that
     ``build.py test -- tests/test_embed.py`` runs just that file and ``build.py test -- -x`` everything."""
-    names_tests = any(not arg.startswith("-") and (ROOT / arg.split("::")[0]).exists() for arg in extra)
+    names_tests = any(arg.split("::")[0].endswith(".py") and (ROOT / arg.split("::")[0]).exists() for arg in extra)
     return list(extra) if names_tests else [str(ROOT / "tests"), *extra]
 
 

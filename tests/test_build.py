@@ -108,3 +108,4 @@ def test_the_test_command_runs_the_tests_it_is_given():
         ["-x", "tests/test_links.py::test_a_link_restores_the_view_and_survives_a_reload"]
     assert build.pytest_arguments(["-k", "embed"]) == [root, "-k", "embed"]  # "embed" is an expression, not a path
     assert build.pytest_arguments([]) == [root]
+    assert build.pytest_arguments(["-k", "tests"]) == [root, "-k", "tests"]  # a folder's name as an expression

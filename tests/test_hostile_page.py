@@ -25,7 +25,7 @@ from playwright.sync_api import Error as PlaywrightError
 import build
 from conftest import PATHOLOGICAL_TEXTS
 from source_tree import copy_sources, run_build
-from figure_page import MEMORY_ARGS, WAIT_MS, FigurePage, browser_context, check_view, memory_growth_mb, parent_page, serving
+from figure_page import MEMORY_ARGS, WAIT_MS, FigurePage, Watch, browser_context, check_view, memory_growth_mb, parent_page, serving
 
 ERROR_WITHIN_MS = 3_000  # a failure found before Python starts is reported within this time
 LONGEST_TASK_MS = 200  # the cases file's bound on one main-thread task
@@ -239,15 +239,13 @@ def test_strict_content_security_policy(playwright):
     assert "script-src 'self' 'wasm-unsafe-eval';" in meta and "unsafe-eval'" not in meta.replace("'wasm-unsafe-eval'", "")
     header = {"Content-Security-Policy": "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'"}
     with serving(build.make_server(0, headers=header)) as url, browser_context(playwright) as context:
-        problems = []
-        page = context.new_page()
-        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: problems.append(str(e)))
+        watch = Watch(url)
+        page = watch.page(watch.context(context).new_page())
         figure_page = FigurePage(page)
         figure_page.open(url + "/")
         page.wait_for_selector("html[data-offline]", state="attached")  # the service worker too
         assert page.evaluate("document.documentElement.dataset.offline") == "ready"
-    assert not problems, problems  # a CSP violation is reported as a console error
+    watch.check()  # a CSP violation is reported as a console error
 
 
 def test_sandboxed_iframe(playwright, origin):
@@ -372,11 +370,10 @@ def test_a_failed_download(playwright, cut, stall):
     release = threading.Event()
     handler = type("Handler", (CutFirstResponse,), {"cut": cut, "stall": release if stall else None})
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(build.DIST)))
-    problems = []
+    watch = Watch()
     try:
         with serving(server) as url, browser_context(playwright) as context:
-            page = context.new_page()
-            page.on("pageerror", lambda e: problems.append(str(e)))
+            page = watch.page(context.new_page())
             page.goto(url + "/")
             page.wait_for_selector("html[data-state='error']", state="attached", timeout=WAIT_MS)
             status = page.locator("#status").text_content()
@@ -389,7 +386,8 @@ def test_a_failed_download(playwright, cut, stall):
             assert not page.locator("#retry").is_visible()
     finally:
         release.set()
-    assert not problems, problems
+    page_errors = [e for e in watch.errors if e.startswith("page error")]  # the failed download itself is a console error
+    assert not page_errors, page_errors
 
 
 @pytest.fixture(scope="module")
@@ -485,16 +483,16 @@ def test_typing_fast(browser_page, figure):
 
 
 def test_memory(playwright, origin):
-    problems = []
+    watch = Watch(origin)
     with browser_context(playwright, MEMORY_ARGS) as context:
-        page = context.new_page()
-        page.on("pageerror", lambda e: problems.append(str(e)))
+        page = watch.page(watch.context(context).new_page())
         figure_page = FigurePage(page)
         figure_page.open(origin + "/")
         growth = memory_growth_mb(figure_page)
         print(f"JS heap + wasm memory growth from update 100 to 1,000: {growth:.2f} MB")
         assert growth <= 10.0
-        assert page.evaluate("document.documentElement.dataset.state") == "ready" and not problems, problems
+        assert page.evaluate("document.documentElement.dataset.state") == "ready"
+    watch.check()
 
 
 def test_numbers(browser_page, figure):

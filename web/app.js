@@ -220,7 +220,9 @@ function writeLinkNow() {
   if (!link.enabled) return;
   const text = queue.text.length > link.maxChars ? Array.from(queue.text).slice(-link.maxChars).join("") : queue.text; // what the figure uses
   const shown = queue.requested === queue.shown && view.result && !view.result.precomputed;
-  const fragment = linkFor(text, viewState.get(), shown ? view.result.ids.length > 0 : false);
+  const state = viewState.get();
+  const fragment = shown ? linkFor(text, state, view.result.ids.length > 0)
+    : linkFor(text, { ...state, token: link.token ?? 0 }, link.token !== undefined); // a link's token waits for its text
   if (location.hash !== fragment) {
     const from = location.href;
     history.replaceState(history.state, "", fragment);
@@ -234,12 +236,15 @@ function writeLinkNow() {
  * made after that (the timer's, or pagehide's) comes too late for it. So each write is also kept in
  * sessionStorage (this tab only) with the address it replaced; a page that starts, within
  * PENDING_LINK_MS, at that very address takes the kept fragment instead (takePendingLink). */
-const PENDING_LINK = "attention-live pending link";
+const PENDING_LINK = "attention-live pending link from "; // + the address it replaced: figures in one tab keep theirs apart
 const PENDING_LINK_MS = 10000;
+let pendingKey = null; // this page's last kept entry, replaced by the next
 
 function keepPendingLink(from) {
   try {
-    sessionStorage.setItem(PENDING_LINK, JSON.stringify({ from, to: location.hash, at: Date.now() }));
+    if (pendingKey) sessionStorage.removeItem(pendingKey);
+    pendingKey = PENDING_LINK + from;
+    sessionStorage.setItem(pendingKey, JSON.stringify({ to: location.hash, at: Date.now() }));
   } catch {
     // no storage here (a sandbox without allow-same-origin): a reload within 200 ms of a change may lose it
   }
@@ -247,11 +252,12 @@ function keepPendingLink(from) {
 
 function takePendingLink() {
   try {
-    const pending = JSON.parse(sessionStorage.getItem(PENDING_LINK) ?? "null");
-    sessionStorage.removeItem(PENDING_LINK);
-    if (pending?.from === location.href && Date.now() - pending.at < PENDING_LINK_MS) history.replaceState(history.state, "", pending.to);
+    const key = PENDING_LINK + location.href;
+    const pending = JSON.parse(sessionStorage.getItem(key) ?? "null");
+    sessionStorage.removeItem(key);
+    if (pending && Date.now() - pending.at < PENDING_LINK_MS) history.replaceState(history.state, "", pending.to);
   } catch {
-    // no storage, or not ours: the address as it is
+    // no storage: the address as it is
   }
 }
 
@@ -267,20 +273,26 @@ function followLink() {
   const { view: asked, changes } = readLink(location.hash, view.config, manifest.max_text_chars, asInBox);
   const defaults = manifest.default_view;
   const text = asked.text ?? defaults.text;
-  const token = asked.token ?? (text === defaults.text ? defaults.token : Number.MAX_SAFE_INTEGER);
-  const panels = Object.fromEntries(Object.keys(PANELS).map((name) => [name, Boolean(asked.panels?.[name])]));
-  viewState.update({ layer: asked.layer ?? defaults.layer, head: asked.head ?? defaults.head, panels, preview: null });
-  if (boxed(text).text !== queue.text) {
+  const newText = boxed(text).text !== queue.text;
+  if (newText) {
     textReplaced();
-    Object.assign(link, { changes, token });
-    submit(intoBox(text)).catch(() => {}); // a failed start already says why
-  } else {
-    link.changes = changes;
-    link.token = token;
-    if (view.result && !view.result.precomputed) applyLinkToken(view.result);
-    else if (view.result) viewState.update({ token: Math.min(token, view.result.ids.length - 1) });
+    forgetShown(); // as on a fresh load of the link, its text's own tokens are drawn once computed
+    setStatus("Computing this link's text…");
+  }
+  Object.assign(link, { changes, token: asked.token }); // the link's own token, applied to the first live result of its text
+  const panels = Object.fromEntries(Object.keys(PANELS).map((name) => [name, Boolean(asked.panels?.[name])]));
+  viewState.update({ // a link carries no what-ifs or knockouts: a fresh load has none
+    layer: asked.layer ?? defaults.layer, head: asked.head ?? defaults.head, panels, preview: null,
+    whatIf: { scale: true, mask: true }, knockout: [],
+    token: text === defaults.text ? defaults.token : Number.MAX_SAFE_INTEGER, // the last token, once its text is shown
+  });
+  if (newText) submit(intoBox(text)).catch(() => {}); // a failed start already says why
+  else if (view.result?.ids.length) {
+    viewState.update({ token: Math.min(viewState.get().token, view.result.ids.length - 1) });
+    if (!view.result.precomputed) applyLinkToken(view.result);
   }
   drawNotice(view.result);
+  embedding.changed(); // the notice's height, where no frame is drawn to tell
 }
 
 /* A new text from the reader, the API or a host page, replacing the one shown: the link's notices go
@@ -288,7 +300,7 @@ function followLink() {
 function textReplaced() {
   link.changes = [];
   link.token = undefined;
-  if (view.result?.precomputed) forgetPrecomputed();
+  if (view.result?.precomputed) forgetShown();
 }
 
 /* The first live result: the link's token, moved to the last token when the text is shorter. */
@@ -427,6 +439,29 @@ function boxed(text) {
   return chars.length <= BOX_MAX_CHARS ? { text: normal, cut: start > 0 } : { text: chars.slice(-BOX_MAX_CHARS).join(""), cut: true };
 }
 
+/* A paste or drop that would take the box past BOX_MAX_CHARS: the browser would lay out all of it
+ * (megabytes: one task of seconds) before any input event, so the figure inserts the capped text
+ * itself, where the caret is, and tells the input handler as the browser would have. */
+function insertCapped(event, data) {
+  const added = data?.getData("text/plain") ?? "";
+  const { value, selectionStart, selectionEnd } = el.text;
+  if (value.length - (selectionEnd - selectionStart) + added.length <= BOX_MAX_CHARS) return; // the browser's own insertion
+  event.preventDefault();
+  const before = value.slice(0, selectionStart);
+  intoBox(before + added + value.slice(selectionEnd));
+  const caret = Math.max(0, el.text.value.length - (value.length - selectionEnd)); // after the pasted text
+  el.text.setSelectionRange(caret, caret);
+  typed(event.timeStamp);
+}
+
+/* The reader changed the text in the box (typing, pasting, dropping). */
+function typed(timeStamp) {
+  readerActed = true;
+  textReplaced();
+  submit(el.text.value, timeStamp).catch(() => {}); // after a failed start the status already says why
+  writeLink();
+}
+
 /** Put `text` in the text box (boxed) and return what it holds: the figure's text from then on. */
 function intoBox(text) {
   const { text: kept, cut } = boxed(text);
@@ -485,8 +520,9 @@ async function copyLink() {
     el.linkText.value = href;
     el.linkText.focus();
     el.linkText.select();
+    embedding.changed();
     say(`${embedded ? "The course page does not let this figure use the clipboard" : "The browser did not allow copying"}: `
-      + "the link is selected below; copy it with Ctrl+C (⌘C on a Mac).");
+      + "the link is selected in the box \u201cLink to this view\u201d; copy it (Ctrl+C, \u2318C on a Mac, or long-press on a phone).");
   }
 }
 
@@ -505,7 +541,7 @@ function inSandbox() {
 }
 
 /* "Save PNG" and "Save SVG": the image of the view (api.exportImage), downloaded under its own name. */
-async function save(format) {
+async function save(format, button) {
   try {
     const { file, note } = await makeImage({ format });
     const anchor = document.createElement("a");
@@ -514,9 +550,10 @@ async function save(format) {
     anchor.click();
     const size = `${file.name} (${(file.size / 1024).toFixed(0)} KB${note ? `; ${note}` : ""})`;
     if (inSandbox()) {
-      showSavedImage(anchor.href, file.name);
+      showSavedImage(anchor.href, file.name, button);
       say(`Saving ${size}. This figure is in a sandboxed frame: unless the course page allows downloads from it, `
-        + "the browser blocks the file. The image is shown below: right-click or long-press it to save it.");
+        + "the browser blocks the file. The image is shown under the buttons: right-click or long-press it to save it "
+        + "(or press Tab to reach it and open its menu with Shift+F10).");
     } else {
       setTimeout(() => URL.revokeObjectURL(anchor.href), 60000); // the download has started well before
       say(`Saved ${size}.`);
@@ -527,17 +564,19 @@ async function save(format) {
 }
 
 /* The image just saved, shown in the page (where a sandbox may have blocked its download), until closed. */
-function showSavedImage(url, name) {
+function showSavedImage(url, name, opener) {
   const [image, close] = [el.savedImage.querySelector("img"), el.savedImage.querySelector("button")];
   if (image.src.startsWith("blob:")) URL.revokeObjectURL(image.src);
   image.src = url;
   image.alt = `The saved image, ${name}: ${summary()}`;
   el.savedImage.hidden = false;
+  embedding.changed();
   close.onclick = () => {
     el.savedImage.hidden = true;
     URL.revokeObjectURL(image.src);
     image.removeAttribute("src");
-    el.copyLink.focus({ preventScroll: true });
+    opener.focus({ preventScroll: true }); // back to the Save button that showed it
+    embedding.changed();
   };
 }
 
@@ -639,7 +678,8 @@ const api = {
   },
   /** An image of what the figure shows (export.js): the chips, the legend and the open panels, with a
    *  caption naming the model, layer, head and query; `format` "svg" or "png" (twice the CSS pixel
-   *  size, or the device pixel ratio if larger). Resolves to a File (a Blob with a name such as
+   *  size, or the device pixel ratio if larger, within the canvas limits of export.js's pngScale).
+   *  Resolves to a File (a Blob with a name such as
    *  "attention-live-then-the-queen-l2h3.svg") once the text on its way, if any, is shown. */
   async exportImage(options = {}) {
     return (await makeImage(options)).file;
@@ -694,8 +734,10 @@ function showPrecomputed(defaultView, config) {
   });
 }
 
-function forgetPrecomputed() {
-  view.result = null; // the views keep their last drawing until the live result replaces it
+/* The result shown goes (the precomputed one when a text replaces it, any when a link brings a new
+ * text): the views keep their last drawing until the next result replaces it. */
+function forgetShown() {
+  view.result = null;
   el.tokens.replaceChildren();
   el.notice.hidden = true;
 }
@@ -707,13 +749,14 @@ function forgetPrecomputed() {
  * windows, full disks). A failed install is remembered for this build, so the page does not download
  * everything again on every visit only to fail again; the figure works online either way. */
 const OFFLINE_FAILED = "attention-live offline copy failed for build ";
+const OFFLINE_RETRY_MS = 24 * 3600 * 1000; // a failed install (a quota, a damaged file, a dropped connection) is tried again after a day
 const STORE_FAILED = "sw.js could not store the files";
 
 async function keepForOffline(manifest) {
   const remembered = OFFLINE_FAILED + manifest.build;
   try {
     if (!("serviceWorker" in navigator)) throw new Error("no service workers in this context");
-    if (localStorage.getItem(remembered)) throw new Error("this build could not be stored before");
+    if (Date.now() - Number(localStorage.getItem(remembered) ?? -Infinity) < OFFLINE_RETRY_MS) throw new Error("this build could not be stored lately");
     const needed = Object.values(manifest.files).reduce((sum, file) => sum + file.bytes, 0);
     const { quota = Infinity, usage = 0 } = (await navigator.storage?.estimate?.()) ?? {};
     if (quota - usage < 1.2 * needed) throw new Error("not enough storage"); // never a half-written copy
@@ -733,7 +776,7 @@ async function keepForOffline(manifest) {
     root.dataset.offline = "unavailable";
     if (error.message !== STORE_FAILED) return;
     try {
-      localStorage.setItem(remembered, error.message);
+      localStorage.setItem(remembered, String(Date.now()));
     } catch {
       // no storage at all: nothing to remember it in
     }
@@ -852,13 +895,12 @@ function start() {
   if (root.dataset.preflight === "failed") return; // preflight.js has said why the figure cannot run here
   window.attentionLive = api;
   embedding = startEmbedding(api, embedOptions);
+  el.text.addEventListener("paste", (event) => insertCapped(event, event.clipboardData));
+  el.text.addEventListener("drop", (event) => insertCapped(event, event.dataTransfer));
   el.text.addEventListener("input", (event) => {
-    readerActed = true;
-    textReplaced();
-    if (el.text.value.length > BOX_MAX_CHARS) intoBox(el.text.value); // a paste past the cap keeps its end
+    if (el.text.value.length > BOX_MAX_CHARS) intoBox(el.text.value); // typed past the cap: the front goes
     else box.cut = false;
-    submit(el.text.value, event.timeStamp).catch(() => {}); // after a failed start the status already says why
-    writeLink();
+    typed(event.timeStamp);
   });
   window.addEventListener("hashchange", followLink);
   window.addEventListener("popstate", followLink);
@@ -867,7 +909,7 @@ function start() {
   el.retry.addEventListener("click", attempt);
   enableChipKeys(el.tokens, pickToken);
   el.copyLink.addEventListener("click", copyLink);
-  for (const button of el.saveButtons) button.addEventListener("click", () => save(button.dataset.save));
+  for (const button of el.saveButtons) button.addEventListener("click", () => save(button.dataset.save, button));
   for (const [name, panel] of Object.entries(PANELS)) {
     panel.addEventListener("toggle", () => {
       if (viewState.get().panels[name] !== panel.open) viewState.update({ panels: { [name]: panel.open } });

@@ -46,17 +46,22 @@ async function storeBuild() {
   }
 }
 
+/* Each file is stored as soon as it has been checked (25 MB are never held in memory at once); every
+ * download and store settles before storeBuild deletes a cache that any of them failed. */
 async function storeFiles() {
   const manifest = await (await fetch(new URL("build.json", buildFolder), { cache: "force-cache" })).json();
-  const copies = await Promise.all(Object.entries(manifest.files).map(async ([path, expected]) => [path, await checkedCopy(path, expected)]));
   const page = await fetch(self.registration.scope, { cache: "no-store" }); // see fromNetwork
   if (!page.ok || !(await page.clone().text()).includes(`"${build}/app.js"`)) {
     throw new Error(`index.html is not build ${build}'s: the page will register the newer one`);
   }
   const cache = await caches.open(cacheName);
-  await cache.put(self.registration.scope, page);
+  const stored = await Promise.allSettled(Object.entries(manifest.files).map(async ([path, expected]) => {
+    await cache.put(new URL(path, buildFolder), await checkedCopy(path, expected));
+  }));
+  const failed = stored.find((outcome) => outcome.status === "rejected");
+  if (failed) throw failed.reason;
   await cache.put(new URL("build.json", buildFolder), new Response(JSON.stringify(manifest), { headers: { "Content-Type": "application/json" } }));
-  await Promise.all(copies.map(([path, response]) => cache.put(new URL(path, buildFolder), response)));
+  await cache.put(self.registration.scope, page); // last: a cache with the page holds the whole build
 }
 
 async function dropOtherBuilds() {
