@@ -471,8 +471,8 @@ def test_a_phone_s_network(playwright, figure, bits_per_second):
     with serving(server) as url, browser_context(playwright) as context:
         context.add_init_script("""
             window.states = [];
-            new MutationObserver(() => window.states.push(document.documentElement.dataset.state))
-                .observe(document.documentElement, { attributes: true, attributeFilter: ["data-state"] });
+            new MutationObserver(() => window.states.push(document.documentElement.dataset.state))  // the document: no root element yet
+                .observe(document, { attributes: true, subtree: true, attributeFilter: ["data-state"] });
         """)
         watch = Watch(url)
         page = watch.page(watch.context(context).new_page())
