@@ -232,19 +232,22 @@ function writeLinkNow() {
   if (!el.linkBox.hidden) el.linkText.value = location.href;
 }
 
-/* A reload right after a change reloads the address the browser had when the reload began: a write
- * made after that (the timer's, or pagehide's) comes too late for it. So each write is also kept in
- * sessionStorage (this tab only) with the address it replaced; a page that starts, within
- * PENDING_LINK_MS, at that very address takes the kept fragment instead (takePendingLink). */
-const PENDING_LINK = "attention-live pending link from "; // + the address it replaced: figures in one tab keep theirs apart
+/* A reload right after a change reloads the address the browser had when the reload began, which may
+ * be older than the page's last writes (the timer's, pagehide's: the browser learns of each a moment
+ * later). So each write is also kept in the tab's sessionStorage, keyed by the address it replaced,
+ * for PENDING_LINK_MS; a page that starts at such an address follows the chain of writes from it to
+ * the last (takePendingLink). Figures in one tab keep theirs apart: their addresses differ. */
+const PENDING_LINK = "attention-live pending link from ";
 const PENDING_LINK_MS = 10000;
-let pendingKey = null; // this page's last kept entry, replaced by the next
 
 function keepPendingLink(from) {
   try {
-    if (pendingKey) sessionStorage.removeItem(pendingKey);
-    pendingKey = PENDING_LINK + from;
-    sessionStorage.setItem(pendingKey, JSON.stringify({ to: location.hash, at: Date.now() }));
+    const now = Date.now();
+    for (let i = sessionStorage.length - 1; i >= 0; i--) { // entries older than PENDING_LINK_MS go
+      const key = sessionStorage.key(i);
+      if (key?.startsWith(PENDING_LINK) && !(now - JSON.parse(sessionStorage.getItem(key)).at < PENDING_LINK_MS)) sessionStorage.removeItem(key);
+    }
+    sessionStorage.setItem(PENDING_LINK + from, JSON.stringify({ to: location.hash, at: now }));
   } catch {
     // no storage here (a sandbox without allow-same-origin): a reload within 200 ms of a change may lose it
   }
@@ -252,10 +255,15 @@ function keepPendingLink(from) {
 
 function takePendingLink() {
   try {
-    const key = PENDING_LINK + location.href;
-    const pending = JSON.parse(sessionStorage.getItem(key) ?? "null");
-    sessionStorage.removeItem(key);
-    if (pending && Date.now() - pending.at < PENDING_LINK_MS) history.replaceState(history.state, "", pending.to);
+    let href = location.href;
+    for (;;) {
+      const key = PENDING_LINK + href;
+      const pending = JSON.parse(sessionStorage.getItem(key) ?? "null");
+      sessionStorage.removeItem(key); // taken once (a chain that comes back to an address stops there)
+      if (!pending || !(Date.now() - pending.at < PENDING_LINK_MS)) break;
+      href = new URL(pending.to, href).href;
+    }
+    if (href !== location.href) history.replaceState(history.state, "", href);
   } catch {
     // no storage: the address as it is
   }
