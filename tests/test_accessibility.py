@@ -11,7 +11,7 @@ import tarfile
 import pytest
 
 import build
-from figure_page import WAIT_MS, FigurePage, Watch, browser_context, check_view
+from figure_page import WAIT_MS, FigurePage, Watch, check_view
 
 AXE_VERSION = "4.14.1"
 AXE_INTEGRITY = "sha512-FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyFNNtuFooJpZe37OgudVGtQ=="

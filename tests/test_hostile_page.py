@@ -11,12 +11,9 @@ each start their own browser and server. Every wait is on a state the page annou
 import contextlib
 import functools
 import http.server
-import json
-import os
 import re
 import shutil
 import threading
-import time
 
 import numpy as np
 import pytest

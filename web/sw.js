@@ -46,8 +46,8 @@ async function storeBuild() {
   }
 }
 
-/* Each file is stored as soon as it has been checked (25 MB are never held in memory at once); every
- * download and store settles before storeBuild deletes a cache that any of them failed. */
+/* Each file is stored as soon as it has been checked; every download and store settles before
+ * storeBuild deletes a cache that any of them failed (a store still running could write after it). */
 async function storeFiles() {
   const manifest = await (await fetch(new URL("build.json", buildFolder), { cache: "force-cache" })).json();
   const page = await fetch(self.registration.scope, { cache: "no-store" }); // see fromNetwork
