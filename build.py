@@ -1,4 +1,4 @@
-"""Build, serve and test the figure: ``python build.py [build|serve|test] [options]``.
+"""Build, serve and test the figure: ``python build.py [build|serve|test|bench|screenshot] [options]``.
 
 build   assemble ``dist/``: the page (web/), the weights, self-hosted Pyodide 0.27.7 with the
         numpy, micropip and packaging wheels, and the project's own package as a wheel.
@@ -6,6 +6,7 @@ serve   build, then serve ``dist/`` on http://127.0.0.1:PORT/ (static files only
 test    install what the tests need (pip packages into the virtual environment .venv/, Debian's
         chromium with apt-get), build, run pytest with .venv's Python.
 bench   the same, then tests/benchmark.py instead of pytest.
+screenshot  the same, then tests/screenshot.py: docs/screenshot.png, the README's picture.
 
 Pinned downloads, fetched with the ordinary clients into ``.cache/`` (ignored by git) so that a
 rebuild needs no network:
@@ -289,7 +290,7 @@ def build_folder(dist=DIST):
 
 class StaticHandler(http.server.SimpleHTTPRequestHandler):
     """Serves dist/ with the MIME types the page needs, headers that let a course page with
-    ``Cross-Origin-Embedder-Policy: require-corp`` embed it, and the caching the README advises (a
+    ``Cross-Origin-Embedder-Policy: require-corp`` embed it, and the caching docs/embedding.md advises (a
     build folder's files never change; index.html and sw.js name the build); logs nothing per request."""
 
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **MIME_TYPES}
@@ -385,13 +386,13 @@ def pytest_arguments(extra):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", nargs="?", default="build", choices=("build", "serve", "test", "bench"))
+    parser.add_argument("command", nargs="?", default="build", choices=("build", "serve", "test", "bench", "screenshot"))
     parser.add_argument("--pyodide-dir", help=f"use a full Pyodide {PYODIDE_VERSION} distribution from this folder")
     parser.add_argument("--port", type=int, default=8000, help="port for serve (default 8000)")
     parser.add_argument("pytest_args", nargs="*", help="with test: extra pytest arguments; with bench: benchmark arguments")
     args = parser.parse_args()
     try:
-        python = test_python() if args.command in ("test", "bench") else None
+        python = test_python() if args.command in ("test", "bench", "screenshot") else None
         build(args.pyodide_dir)
     except (BuildError, subprocess.CalledProcessError) as e:
         sys.exit(f"build failed: {e}")
@@ -401,6 +402,8 @@ def main():
         sys.exit(subprocess.call([str(python), "-m", "pytest", *pytest_arguments(args.pytest_args)], cwd=ROOT))
     elif args.command == "bench":
         sys.exit(subprocess.call([str(python), str(ROOT / "tests" / "benchmark.py"), *args.pytest_args], cwd=ROOT))
+    elif args.command == "screenshot":
+        sys.exit(subprocess.call([str(python), str(ROOT / "tests" / "screenshot.py")], cwd=ROOT))
 
 
 if __name__ == "__main__":

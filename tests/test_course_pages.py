@@ -217,7 +217,7 @@ def test_offline_at_another_address(playwright, figure):
         watch = Watch(url)
         watch.context(context)
         figure_page = FigurePage(watch.page(context.new_page()))
-        figure_page.open(url + "/index.html")  # the README's iframe snippet's address
+        figure_page.open(url + "/index.html")  # the address of the iframe snippet in README.md and docs/embedding.md
         figure_page.page.wait_for_selector("html[data-offline='ready']", state="attached", timeout=WAIT_MS)
         context.set_offline(True)
         for address, text in [("/index.html", None), ("/", None), ("/?embed-origin=https%3A%2F%2Fcourse.example", None),

@@ -62,7 +62,7 @@ def test_line_ends_and_tabs(browser_page, figure):
     figure_page, _, _ = browser_page
     for text in ["a\n\nb", "\t" * 32, "a \t b"]:
         assert shows(figure_page, figure, text)["text"] == text
-    # the page's one rule for line breaks (README): its text is what the text box holds, where "\r\n"
+    # the page's one rule for line breaks (docs/api.md): its text is what the text box holds, where "\r\n"
     # and "\r" are "\n"; Python keeps "\r" (test_hostile_text.py, test_tokenizer.py)
     for text, normalised in [("a\r\nb", "a\nb"), ("a\rb", "a\nb"), ("\r\r\n", "\n\n")]:
         state = shows(figure_page, figure, text)

@@ -153,7 +153,7 @@ def test_phone_width_and_a_full_context(page, figure):
 
 
 def test_the_opening_view_fits_the_documented_iframe_height(page):
-    """README embeds the figure in a 480-px-high iframe: with the panels closed, the text box, the
+    """README.md and docs/embedding.md embed the figure in a 480-px-high iframe: with the panels closed, the text box, the
     selectors, the chips and the legend are all inside it."""
     page.page.set_viewport_size({"width": 800, "height": 480})
     page.set_text(json.loads((WEIGHTS / "default_view.json").read_text(encoding="utf-8"))["text"])
