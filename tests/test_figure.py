@@ -46,6 +46,23 @@ def test_edits_reuse_the_cache_and_match_a_fresh_run(figure):
     np.testing.assert_array_equal(figure.analyse(texts[-1])["attention"], got)
 
 
+def test_another_view_shares_the_model_but_not_the_cache(figure):
+    """Two views of one model, used in turn, each equal a fresh Figure's run of its own text, and one
+    view's edits never touch the other's cache (each reuses its own previous text's keys and values)."""
+    files = (WEIGHTS / "model.safetensors").read_bytes(), (WEIGHTS / "tokenizer.json").read_bytes()
+    first = Figure(*files)
+    second = first.another_view()
+    assert second.params is first.params and second.tokenizer is first.tokenizer
+    texts = ("Alice was beginning to get very tired", "The Rabbit took a watch out of its pocket")
+    for view, text in zip((first, second), texts):
+        view.analyse(text)
+    for view, text in zip((first, second), texts):
+        result = view.analyse(text + ",")
+        assert result["cache"]["reused"] == len(Figure(*files).analyse(text)["ids"]), text  # only the comma's row is computed
+        want = Figure(*files).analyse(text + ",")["attention"]
+        assert float(np.max(np.abs(result["attention"] - want))) <= 1e-5, text
+
+
 def test_precomputed_default_view_is_the_models(figure):
     """The numbers the page draws before Python starts are the model's, to 6 decimals, and the view is
     the chapter's: its layer-2 head with most of «said»'s weight on «Alice», its layer-1 head whose

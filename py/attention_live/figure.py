@@ -6,6 +6,7 @@ the visitor's text as an argument (never as source code) on every edit. Layers a
 1-based here, as the page labels them; tokens are 0-based positions among the shown tokens.
 """
 
+import copy
 import hashlib
 import re
 
@@ -52,6 +53,18 @@ class Figure:
         self.labels = [token_label(b) for b in self.tokenizer.token_bytes]  # token id -> chip label
         self._live = CachedForward(self.params, self.config)
         self._what_if = CachedForward(self.params, self.config)  # replaced for each new knockout
+
+    def another_view(self):
+        """A second Figure over this one's model and tokenizer, with KV caches of its own.
+
+        Several figures on one page are served by one Python: each gets its own view (its own text,
+        cache and what-ifs) while the parameters, the tokenizer and the labels, which no call
+        changes, are shared rather than loaded again. Returns a Figure.
+        """
+        view = copy.copy(self)  # shallow: the same params, config, tokenizer and labels
+        view._live = CachedForward(self.params, self.config)
+        view._what_if = CachedForward(self.params, self.config)
+        return view
 
     def analyse(self, text, knockout=(), what_if=None):
         """Tokenize ``text`` (str) and run the model on its last ``block_size`` tokens.
