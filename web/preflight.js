@@ -5,7 +5,7 @@
 
 (function preflight() {
   const root = document.documentElement;
-  root.dataset.scripts = "running"; // hides the page's no-scripts sentence (see style.css)
+  root.dataset.scripts = "running"; // hides the page's no-scripts sentence (see page.css)
   document.addEventListener("DOMContentLoaded", () => { document.getElementById("no-scripts").hidden = true; });
 
   function stop(problem) {
@@ -19,7 +19,7 @@
   let scriptError = null; // the first error thrown while a script of the page was parsed or run
   window.addEventListener("error", (event) => { scriptError ??= event.filename ? event : null; });
 
-  /* Module scripts run before DOMContentLoaded, and app.js defines window.attentionLive as it starts;
+  /* Module scripts run before DOMContentLoaded, and page.js defines window.attentionLive as it starts;
    * if it has not, the browser refused one of the page's modules (listed in index.html as the module
    * script and its modulepreload links): name it and why. */
   async function explainBlockedModule() {

@@ -1,6 +1,6 @@
 /* Attention, live: the service worker that keeps the figure working offline after one full visit.
  *
- * app.js registers it as sw.js?build=<id> once the figure is live (id: build.json's "build"). Every
+ * offline.js registers it as sw.js?build=<id> once the figure is live (id: build.json's "build"). Every
  * file of a build except index.html lives in the folder <id>/ (see build.py), so its URL names its
  * build and its content never changes.
  *   install   download every file of that build (its build.json's "files"), check each against the
@@ -51,7 +51,7 @@ async function storeBuild() {
 async function storeFiles() {
   const manifest = await (await fetch(new URL("build.json", buildFolder), { cache: "force-cache" })).json();
   const page = await fetch(self.registration.scope, { cache: "no-store" }); // see fromNetwork
-  if (!page.ok || !(await page.clone().text()).includes(`"${build}/app.js"`)) {
+  if (!page.ok || !(await page.clone().text()).includes(`"${build}/page.js"`)) {
     throw new Error(`index.html is not build ${build}'s: the page will register the newer one`);
   }
   const cache = await caches.open(cacheName);

@@ -3,7 +3,7 @@
  *   #text=Then%20the%20Queen…&layer=2&head=3&token=7&panels=heads,matrix
  *
  * URLSearchParams syntax. readLink reads it at start and on every same-document navigation, checking
- * every value against the model and saying what it changed; linkFor writes the view back (app.js calls
+ * every value against the model and saying what it changed; linkFor writes the view back (page-link.js calls
  * history.replaceState with it, so typing adds no history entries). Read: "+" and "%20" are both a
  * space (as URLSearchParams reads them). Written: a space is "%20" and "+" is "%2B", so a link
  * survives a chat or LMS that re-encodes "+" as "%2B".
@@ -21,10 +21,10 @@ function nearest(value, low, high) {
 
 /** The view a fragment asks for. `hash` is location.hash; `config` the model's (n_layer, n_head);
  *  `maxChars` the longest text the figure uses, counted in code points after `normalise` (the text as
- *  the figure takes it: app.js's asInBox, line breaks as in a text box). Returns {view, changes}: view holds only the fields
+ *  the figure takes it: text-box.js's asInBox, line breaks as in a text box). Returns {view, changes}: view holds only the fields
  *  the link gave (text, layer, head, token 0-based, panels {name: true}), each made valid; changes
  *  lists sentences saying what was changed and why. The token is checked against the text later,
- *  once it is tokenized (see app.js). */
+ *  once it is tokenized (see figure.js). */
 export function readLink(hash, config, maxChars, normalise = (text) => text) {
   const view = {};
   const changes = [];

@@ -1,15 +1,28 @@
-/* Attention, live: the Web Worker that runs Python (Pyodide) off the page's main thread.
+/* Attention, live: the worker that runs Python (Pyodide) off the pages' main threads, for every
+ * figure of a page: a SharedWorker where the browser has them (then also for the same-origin iframes
+ * of the figure on that page, and other tabs of this build), else a dedicated Worker per page. Python
+ * starts once; each figure gets its own attention_live Figure view (Figure.another_view: its own KV
+ * cache and what-ifs, the model shared).
  *
- * Messages in:   {type: "init", base, manifest}        once; base is the build's folder URL, manifest its build.json
- *                {type: "analyse", id, text, knockout, whatIf}   the visitor's text, passed to Python as
- *                                                      data; what-ifs: knockout [[layer, head], ...] 1-based,
- *                                                      whatIf {layer, head, scale, mask} or null
- *                {type: "explain", id, layer, head, token, scale, mask, knockout}   Figure.explain
- *                {type: "predict", id, token, top, knockout}                        Figure.predict
+ * Each connection (a SharedWorker's port, or the dedicated worker itself) speaks these messages;
+ * `figure` is the figure's number, chosen by the connection (python-client.js):
+ * Messages in:   {type: "init", base, manifest}        base is the build's folder URL, manifest its build.json;
+ *                                                      Python starts on the first, later ones wait for it
+ *                {type: "analyse", id, figure, text, knockout, whatIf}   the visitor's text, passed to
+ *                                                      Python as data; what-ifs: knockout [[layer, head], ...]
+ *                                                      1-based, whatIf {layer, head, scale, mask} or null
+ *                {type: "explain", id, figure, layer, head, token, scale, mask, knockout}   Figure.explain
+ *                {type: "predict", id, figure, token, top, knockout}                        Figure.predict
+ *                {type: "forget", figure}              the figure is gone (its element removed, its page closed)
  * Messages out:  {type: "progress", stage, downloaded, total}   stage "python" | "package"; bytes so far,
  *                                                      of the total of build.json's "startup" files
  *                {type: "step", what}                  a loading step begins (what: its files)
- *                {type: "ready"}
+ *                {type: "ready", runtime: {id, kind, steps}}  Python runs: id made when it started, kind
+ *                                                      "shared" or "dedicated", steps the end of each loading
+ *                                                      step (ms since the epoch, for the pages' timings)
+ *                {type: "runtime", figures}            to every connection, whenever the number of figures
+ *                                                      served changes
+ *                {type: "runtime", memory}             with each result: the bytes of Python's wasm memory
  *                {type: "result", id, text, ids, labels, tokensDropped, charsDropped, cache,
  *                 attention: Float32Array, shape: [n_layer, n_head, T, T]}  (attention transferred)
  *                {type: "answer", id, value}           explain's or predict's dict as plain objects; numpy
@@ -18,12 +31,12 @@
  */
 "use strict";
 
-let figure = null; // PyProxy of attention_live.figure.Figure, kept for the worker's life
+const KIND = typeof SharedWorkerGlobalScope !== "undefined" && self instanceof SharedWorkerGlobalScope ? "shared" : "dedicated";
+let model = null; // PyProxy of attention_live.figure.Figure: the model, kept for the worker's life; figures use views of it
 let pyodide = null;
-
-function post(message, transfer = []) {
-  self.postMessage(message, transfer);
-}
+let started = null; // the Promise of Python's start: made by the first "init", awaited by every later one
+let runtime = null; // {id, kind}, once Python runs
+const connections = new Set(); // every connection that has asked for Python: each hears the loading progress
 
 importScripts("checked-fetch.js", "wasm-guards.js");
 
@@ -43,10 +56,15 @@ async function fetchGunzipped(url) {
 
 let total = 0; // bytes of build.json's "startup" files: what a first visit downloads
 
+/* To every connection: the loading progress and steps, and the number of figures served. */
+function broadcast(message) {
+  for (const connection of connections) connection.postMessage(message);
+}
+
 function progress(stage) {
   let bytes = 0;
   for (const loaded of downloaded.values()) bytes += loaded;
-  post({ type: "progress", stage, downloaded: bytes, total });
+  broadcast({ type: "progress", stage, downloaded: bytes, total });
 }
 
 /* Start-up, as fast as it can go (each step is timed with a performance mark, for the benchmark):
@@ -102,11 +120,13 @@ async function init(base, manifest) {
     const Figure = pyodide.pyimport("attention_live.figure").Figure;
     const modelPy = pyodide.toPy(modelBytes); // a Python memoryview holding a copy of the bytes
     const tokenizerPy = pyodide.toPy(tokenizerBytes);
-    figure = Figure(modelPy, tokenizerPy, manifest.files[manifest.model].sha256);
+    model = Figure(modelPy, tokenizerPy, manifest.files[manifest.model].sha256);
     for (const proxy of [Figure, modelPy, tokenizerPy]) proxy.destroy();
   });
   await step("checked", "the downloads", () => checks.allPassed());
-  post({ type: "ready" });
+  const steps = Object.fromEntries(performance.getEntriesByType("mark").filter((mark) => mark.name.startsWith(STEP))
+    .map((mark) => [mark.name.slice(STEP.length), performance.timeOrigin + mark.startTime])); // for the pages' own timings
+  runtime = { id: `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`, kind: KIND, steps };
 }
 
 function takeList(proxy) {
@@ -143,8 +163,36 @@ function takePlain(proxy) {
   return nullForNone(plain);
 }
 
-/* Call the Figure's method `name` with keyword arguments ({name: value}; arrays become Python lists). */
-function callFigure(name, keywords) {
+/* The figures served, per connection: figure number -> PyProxy of its Figure view. */
+const figures = new Map(); // connection -> Map
+
+function figuresServed() {
+  let count = 0;
+  for (const served of figures.values()) count += served.size;
+  return count;
+}
+
+/* The Figure view of `number` on `connection`, made on its first request. */
+function figureOf(connection, number) {
+  if (!figures.has(connection)) figures.set(connection, new Map());
+  const served = figures.get(connection);
+  if (!served.has(number)) {
+    served.set(number, model.another_view());
+    broadcast({ type: "runtime", figures: figuresServed() });
+  }
+  return served.get(number);
+}
+
+function forget(connection, number) {
+  const view = figures.get(connection)?.get(number);
+  if (!view) return;
+  view.destroy();
+  figures.get(connection).delete(number);
+  broadcast({ type: "runtime", figures: figuresServed() });
+}
+
+/* Call `figure`'s method `name` with keyword arguments ({name: value}; arrays become Python lists). */
+function callFigure(figure, name, keywords) {
   const method = figure[name];
   const converted = Object.fromEntries(Object.entries(keywords).map(([key, value]) => [key, Array.isArray(value) ? pyodide.toPy(value) : value]));
   try {
@@ -155,23 +203,24 @@ function callFigure(name, keywords) {
   }
 }
 
-function analyse(id, text, knockout, whatIf) {
-  const result = callFigure("analyse", { text, knockout, what_if: whatIf && [whatIf.layer, whatIf.head, whatIf.scale, whatIf.mask] });
+function analyse(connection, figure, id, text, knockout, whatIf) {
+  const result = callFigure(figure, "analyse", { text, knockout, what_if: whatIf && [whatIf.layer, whatIf.head, whatIf.scale, whatIf.mask] });
   try {
     const attention = takeArray(result.get("attention"));
-    post({
+    connection.postMessage({
       type: "result", id, text: result.get("text"),
       ids: takeList(result.get("ids")), labels: takeList(result.get("labels")),
       attention: attention.data, shape: attention.shape, cache: takePlain(result.get("cache")),
       tokensDropped: result.get("tokens_dropped"), charsDropped: result.get("chars_dropped"),
     }, [attention.data.buffer]);
+    connection.postMessage({ type: "runtime", memory: pyodide._module.HEAPU8.length });
   } finally {
     result.destroy();
   }
 }
 
-function answer(id, name, keywords) {
-  post({ type: "answer", id, value: takePlain(callFigure(name, keywords)) });
+function answer(connection, figure, id, name, keywords) {
+  connection.postMessage({ type: "answer", id, value: takePlain(callFigure(figure, name, keywords)) });
 }
 
 function sentence(error) {
@@ -181,14 +230,16 @@ function sentence(error) {
   return lines.filter((line) => line.trim() && !line.startsWith("See ")).at(-1) ?? lines.at(-1);
 }
 
+const STEP = "attention-live:worker:";
+
 /** Run one loading step, then mark its end (performance mark "attention-live:worker:<name>"). A
  *  failure says which file it was about: the file whose download or check failed, if one did (Pyodide
  *  often reports that as a later, vaguer error), otherwise the step's files (`what`). */
 async function step(name, what, work) {
-  post({ type: "step", what }); // the page's watchdog names it if nothing more arrives
+  broadcast({ type: "step", what }); // the pages' watchdogs name it if nothing more arrives
   try {
     const result = await work();
-    performance.mark(`attention-live:worker:${name}`);
+    performance.mark(STEP + name);
     return result;
   } catch (error) {
     await checks.settled();
@@ -197,19 +248,35 @@ async function step(name, what, work) {
   }
 }
 
-self.onmessage = async (event) => {
-  const message = event.data;
-  try {
-    if (message.type === "init") await init(message.base, message.manifest);
-    else if (message.type === "analyse") analyse(message.id, message.text, message.knockout ?? [], message.whatIf ?? null);
-    else if (message.type === "explain") {
-      const { layer, head, token, scale, mask, knockout } = message;
-      answer(message.id, "explain", { layer, head, token, scale, mask, knockout });
-    } else if (message.type === "predict") {
-      const { token, top, knockout } = message;
-      answer(message.id, "predict", { token, top, knockout });
+/* One connection's messages: "init" joins Python's start (or learns that it runs); the requests of
+ * its figures go to their own views. */
+function serve(connection) {
+  connection.onmessage = async (event) => {
+    const message = event.data;
+    try {
+      if (message.type === "init") {
+        connections.add(connection);
+        started ??= init(message.base, message.manifest);
+        await started;
+        connection.postMessage({ type: "ready", runtime });
+        connection.postMessage({ type: "runtime", figures: figuresServed() });
+      } else if (message.type === "forget") forget(connection, message.figure);
+      else {
+        const figure = figureOf(connection, message.figure);
+        if (message.type === "analyse") analyse(connection, figure, message.id, message.text, message.knockout ?? [], message.whatIf ?? null);
+        else if (message.type === "explain") {
+          const { layer, head, token, scale, mask, knockout } = message;
+          answer(connection, figure, message.id, "explain", { layer, head, token, scale, mask, knockout });
+        } else if (message.type === "predict") {
+          const { token, top, knockout } = message;
+          answer(connection, figure, message.id, "predict", { token, top, knockout });
+        }
+      }
+    } catch (error) {
+      connection.postMessage({ type: "error", id: message.id, message: sentence(error) });
     }
-  } catch (error) {
-    post({ type: "error", id: message.id, message: sentence(error) });
-  }
-};
+  };
+}
+
+if (KIND === "shared") self.onconnect = (event) => serve(event.ports[0]);
+else serve(self);

@@ -102,7 +102,7 @@ export function mathText(explained, labels, cache) {
   };
 }
 
-export function createMathPanel(container, onWhatIf, onRead) {
+export function createMathPanel(container, onWhatIf, onRead, prefix = "") {
   const formula = element("p", "math-formula");
   const whatIfs = element("fieldset", "what-ifs");
   whatIfs.append(element("legend", null, "What-ifs, for this head only"));
@@ -112,7 +112,7 @@ export function createMathPanel(container, onWhatIf, onRead) {
     const box = element("input");
     box.type = "checkbox";
     box.checked = true;
-    box.id = `what-if-${name}`;
+    box.id = `${prefix}what-if-${name}`; // prefix: the figure's, so that no id repeats on a page of several figures
     box.addEventListener("change", () => onWhatIf({ [name]: box.checked }));
     label.append(box, ` ${text}`);
     whatIfs.append(label);
@@ -131,7 +131,7 @@ export function createMathPanel(container, onWhatIf, onRead) {
   }
   const readoutHelp = "Point at a cell of q, k or v, or focus a strip and use the arrow keys, to read its number.";
   const readout = element("p", "strip-readout", readoutHelp);
-  readout.id = "strip-readout";
+  readout.id = `${prefix}strip-readout`;
   const table = element("table", "math-table");
   const caption = element("caption");
   const head = element("thead");
@@ -192,7 +192,7 @@ export function createMathPanel(container, onWhatIf, onRead) {
 
   for (const canvas of [...Object.values(canvases), outputCanvas]) {
     canvas.tabIndex = 0;
-    canvas.setAttribute("aria-describedby", "strip-readout");
+    canvas.setAttribute("aria-describedby", readout.id);
     canvas.addEventListener("pointermove", pointAt);
     canvas.addEventListener("pointerdown", pointAt);
     canvas.addEventListener("keydown", moveCursor);

@@ -52,9 +52,9 @@ export function describeRow(result, state, query) {
   return `«${result.labels[query]}» attends most to ${first}${rest.length ? `, then ${rest.join(", ")}` : ""}.`;
 }
 
-export function createMatrix(container, onPick, onRead) {
+export function createMatrix(container, onPick, onRead, prefix = "") {
   const canvas = element("canvas");
-  canvas.id = "matrix";
+  canvas.id = `${prefix}matrix`; // prefix: the figure's, so that no id repeats on a page of several figures
   canvas.tabIndex = 0;
   canvas.setAttribute("role", "img");
   const rowMark = element("span", "row-mark");
@@ -67,10 +67,10 @@ export function createMatrix(container, onPick, onRead) {
   const box = element("div", "matrix-box");
   box.append(element("span", "matrix-corner"), cols, rows, cells);
   const readout = element("p", "matrix-readout");
-  readout.id = "matrix-readout";
+  readout.id = `${prefix}matrix-readout`;
   canvas.setAttribute("aria-describedby", readout.id);
   const table = element("table");
-  table.id = "matrix-table";
+  table.id = `${prefix}matrix-table`;
   const hidden = element("div", "visually-hidden"); // a table ignores the 1-px box itself
   const caption = element("caption");
   const head = element("thead");

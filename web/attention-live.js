@@ -1,0 +1,150 @@
+/* <attention-live>: the figure as a custom element, for any page of the site that hosts the build.
+ *
+ *   <script type="module" src="attention-live/attention-live.js"></script>
+ *   <attention-live text="…" layer="2" head="3" token="8" panels="heads,math"></attention-live>
+ *
+ * Attributes read like the link's fragment (url-state.js: the same names, token 1-based, the same
+ * fallbacks and notices); changing one changes the view. Each element is one figure (figure.js), and
+ * every figure of the page asks the page's one Python (python-client.js).
+ *
+ *   connected ─▶ parts drawn (figure-template.js, ids prefixed: none repeats on the page)
+ *       │        build.json ─▶ first paint: the precomputed default view, or "Computing this text…"
+ *       │
+ *       ├─ within one viewport of the screen (IntersectionObserver, as Distill's d-figure) ─▶
+ *       │        Python started or joined ─▶ live ─▶ attention-live:ready
+ *       │                                     │
+ *       │        typing, select(), attributes ┴─▶ attention-live:change {detail: state()}, at most every CHANGE_MS
+ *       │
+ *   disconnected ─▶ Python drops the figure's view
+ *
+ * The standalone page's element (index.html: <attention-live standalone>) holds its parts already
+ * (built into the page, so they show before any script runs); page.js starts it with the page-level
+ * pieces. Methods and properties of an element: those of window.attentionLive (figure.js's API).
+ */
+import FIGURE_HTML from "./figure-template.js";
+import { AttentionFigure } from "./figure.js";
+import { fetchManifest } from "./manifest.js";
+import { pythonFor } from "./python-client.js";
+import { asInBox } from "./text-box.js";
+import { readLink } from "./url-state.js";
+
+const buildFolder = new URL("./", import.meta.url).href; // this build's files (see build.py)
+const pageFolder = new URL("../", buildFolder).href; // the build's index.html, beside its folder
+const ATTRIBUTES = ["text", "layer", "head", "token", "panels"];
+const CHANGE_MS = 200; // change events at most this often while typing: each holds the whole T × T matrix
+const NEAR = "100% 0px"; // "within one viewport": the observer's margin, a screen's height above and below
+let figuresMade = 0; // for each element's id prefix
+
+/* The page's figure styles, once (figure.css is scoped to the figure's box). */
+function addStyles() {
+  const href = new URL("figure.css", buildFolder).href;
+  if ([...document.styleSheets].some((sheet) => sheet.href === href) || document.querySelector(`link[href="${href}"]`)) return;
+  const link = document.createElement("link");
+  link.rel = "stylesheet";
+  link.href = href;
+  document.head.append(link);
+}
+
+/* The element's attributes as a link's fragment, for readLink. */
+function fragmentOf(element) {
+  const params = ATTRIBUTES.filter((name) => element.hasAttribute(name)).map((name) => `${name}=${encodeURIComponent(element.getAttribute(name))}`);
+  return `#${params.join("&")}`;
+}
+
+export class AttentionLiveElement extends HTMLElement {
+  static observedAttributes = ATTRIBUTES;
+
+  connectedCallback() {
+    if (this.hasAttribute("standalone")) return; // page.js starts it
+    if (!this.figure) this.start(this.makeFigure());
+    else if (this.observer) this.observer.observe(this); // moved before it went live
+    else this.figure.reconnect();
+  }
+
+  disconnectedCallback() {
+    this.observer?.disconnect();
+    this.figure?.disconnect();
+  }
+
+  attributeChangedCallback() {
+    const { figure } = this;
+    if (!figure?.manifest || this.hasAttribute("standalone")) return; // before build.json, the figure's start reads them
+    const { view, changes } = readLink(fragmentOf(this), figure.view.config, figure.manifest.max_text_chars, asInBox);
+    figure.showView(view, changes);
+  }
+
+  /* Its parts from the template, with ids of its own, and its figure. */
+  makeFigure(options = {}) {
+    addStyles();
+    const prefix = `attention-live-${++figuresMade}-`;
+    const template = document.createElement("template");
+    template.innerHTML = FIGURE_HTML.replace(/\b(id|for|aria-labelledby|aria-describedby)="([^"]+)"/g,
+      (_, name, ids) => `${name}="${ids.split(" ").map((id) => prefix + id).join(" ")}"`);
+    template.content.querySelector(".no-scripts")?.remove(); // scripts run: this one does
+    this.replaceChildren(template.content);
+    return this.makeFigureOf(this.firstElementChild, prefix, {
+      initialView: (config, maxChars) => readLink(fragmentOf(this), config, maxChars, asInBox),
+      ...options,
+    });
+  }
+
+  /** The figure of `root` (inside this element), with `prefix` before its parts' ids and `options`
+   *  replacing the element's (figure.js's AttentionFigure options). */
+  makeFigureOf(root, prefix, options) {
+    const figure = new AttentionFigure(root, {
+      prefix, stateElements: [this], python: pythonFor(new URL("worker.js", buildFolder)), buildFolder,
+      manifest: () => fetchManifest(buildFolder),
+      linkHref: (fragment) => new URL(`index.html${fragment}`, pageFolder).href, // the standalone page, on this view
+      ...options,
+    });
+    this.figure = figure;
+    let timer = null;
+    figure.onChange(() => {
+      timer ??= setTimeout(() => {
+        timer = null;
+        this.dispatchEvent(new CustomEvent("attention-live:change", { bubbles: true, detail: figure.api.state() }));
+      }, CHANGE_MS);
+    });
+    return figure;
+  }
+
+  /* First paint at once; Python once the figure comes within one viewport of the screen. */
+  start(figure) {
+    figure.prepare();
+    this.observer = new IntersectionObserver((entries) => {
+      if (entries.some((entry) => entry.isIntersecting)) this.goLive();
+    }, { rootMargin: NEAR });
+    this.observer.observe(this);
+  }
+
+  /* Python now: the figure came near, or a script asked it for something. */
+  goLive() {
+    if (!this.observer) return;
+    this.observer.disconnect();
+    this.observer = null;
+    this.figure.attempt();
+  }
+
+  get ready() { return this.live().ready; }
+  setText(text) { return this.live().setText(text); }
+  select(choice) { return this.live().select(choice); }
+  state() { return this.api().state(); }
+  explain(options) { return this.live().explain(options); }
+  predict(options) { return this.live().predict(options); }
+  exportImage(options) { return this.live().exportImage(options); }
+
+  /* The figure's API; an element not yet on a page makes its figure now. */
+  api() {
+    if (!this.figure) this.start(this.makeFigure());
+    return this.figure.api;
+  }
+
+  /* The API of a figure that goes live now, if it has not yet. */
+  live() {
+    const api = this.api();
+    this.goLive();
+    return api;
+  }
+}
+
+if (!customElements.get("attention-live")) customElements.define("attention-live", AttentionLiveElement);

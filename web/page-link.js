@@ -1,0 +1,95 @@
+/* The standalone page's link: its figure's view in the address's fragment (url-state.js), read at
+ * start and on every same-document navigation, written back as the view changes. */
+import { asInBox } from "./text-box.js";
+import { readLink } from "./url-state.js";
+
+const LINK_PAUSE_MS = 200;
+
+/* A reload right after a change reloads the address the browser had when the reload began, which may
+ * be older than the page's last writes (the timer's, pagehide's: the browser learns of each a moment
+ * later). So each write is also kept in the tab's sessionStorage, keyed by the address it replaced,
+ * for PENDING_LINK_MS; a page that starts at such an address follows the chain of writes from it to
+ * the last (takePendingLink). Figures in one tab keep theirs apart: their addresses differ. */
+const PENDING_LINK = "attention-live pending link from ";
+const PENDING_LINK_MS = 10000;
+
+function keepPendingLink(from) {
+  try {
+    const now = Date.now();
+    for (let i = sessionStorage.length - 1; i >= 0; i--) { // entries older than PENDING_LINK_MS go
+      const key = sessionStorage.key(i);
+      if (key?.startsWith(PENDING_LINK) && !(now - JSON.parse(sessionStorage.getItem(key)).at < PENDING_LINK_MS)) sessionStorage.removeItem(key);
+    }
+    sessionStorage.setItem(PENDING_LINK + from, JSON.stringify({ to: location.hash, at: now }));
+  } catch {
+    // no storage here (a sandbox without allow-same-origin): a reload within 200 ms of a change may lose it
+  }
+}
+
+function takePendingLink() {
+  try {
+    let href = location.href;
+    for (;;) {
+      const key = PENDING_LINK + href;
+      const pending = JSON.parse(sessionStorage.getItem(key) ?? "null");
+      sessionStorage.removeItem(key); // taken once (a chain that comes back to an address stops there)
+      if (!pending || !(Date.now() - pending.at < PENDING_LINK_MS)) break;
+      href = new URL(pending.to, href).href;
+    }
+    if (href !== location.href) history.replaceState(history.state, "", href);
+  } catch {
+    // no storage: the address as it is
+  }
+}
+
+/** The view the address asks for, for the figure's start (AttentionFigure's initialView): the chain
+ *  of kept writes followed first. */
+export function viewInAddress(config, maxChars) {
+  takePendingLink();
+  return readLink(location.hash, config, maxChars, asInBox);
+}
+
+/** Keep `figure`'s view in the address: written (history.replaceState: no history entry per
+ *  keystroke) at most once per LINK_PAUSE_MS, since browsers ignore, with a warning, more than about
+ *  100 calls in 10 s, and at once before the address is read or the page may go (Copy link, pagehide,
+ *  a hidden tab), so that the last change is never lost; followed on a same-document navigation. */
+export function keepLinkInAddress(figure) {
+  let timer = null;
+  let fragment = null; // the last one written or followed
+
+  function writeNow() {
+    clearTimeout(timer);
+    timer = null;
+    if (!figure.readerView) return;
+    const written = figure.linkFragment();
+    if (location.hash !== written) {
+      const from = location.href;
+      history.replaceState(history.state, "", written);
+      keepPendingLink(from);
+    }
+    fragment = location.hash;
+    figure.showLinkInBox(location.href);
+  }
+
+  /* A same-document navigation (a link to this page opened in the tab that shows it, Back or Forward,
+   * a host changing only the fragment of the iframe's src): the view follows the new fragment as a
+   * fresh load would (AttentionFigure.showView). Before build.json has arrived, the figure's start
+   * reads the address itself. */
+  function follow() {
+    if (figure.manifest === null || location.hash === fragment) return;
+    clearTimeout(timer); // the old view is never written over the new link
+    timer = null;
+    fragment = location.hash;
+    const { view, changes } = readLink(location.hash, figure.view.config, figure.manifest.max_text_chars, asInBox);
+    figure.showView(view, changes);
+  }
+
+  figure.onChange(() => {
+    if (figure.readerView && !timer) timer = setTimeout(writeNow, LINK_PAUSE_MS);
+  });
+  window.addEventListener("hashchange", follow);
+  window.addEventListener("popstate", follow);
+  window.addEventListener("pagehide", writeNow); // a reload or a closed tab keeps the last change
+  document.addEventListener("visibilitychange", () => { if (document.visibilityState === "hidden") writeNow(); });
+  return { writeNow };
+}

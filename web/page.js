@@ -1,0 +1,42 @@
+/* The standalone page (index.html): its one <attention-live standalone> element, whose parts the page
+ * holds already, started with the pieces that belong to a page rather than to a figure: the view in
+ * the address (page-link.js), window.attentionLive, the messages to a host page when the page is in
+ * an iframe (embed.js), and the offline copy (offline.js).
+ */
+import { AttentionLiveElement } from "./attention-live.js";
+import { readEmbedOptions, startEmbedding } from "./embed.js";
+import { keepForOffline } from "./offline.js";
+import { keepLinkInAddress, viewInAddress } from "./page-link.js";
+
+const root = document.documentElement;
+const pageFolder = new URL("./", document.baseURI).href; // the folder of index.html and sw.js
+
+function start() {
+  if (window.attentionLive) return; // a second start on the same page is a no-op
+  if (root.dataset.preflight === "failed") return; // preflight.js has said why the figure cannot run here
+  const element = document.querySelector("attention-live[standalone]");
+  if (!(element instanceof AttentionLiveElement)) return;
+  const embedOptions = readEmbedOptions(location.search);
+  let link = null;
+  const figure = element.makeFigureOf(element.querySelector(".figure"), "", {
+    stateElements: [root, element],
+    initialView: viewInAddress,
+    linkHref: () => { // the address holds the view, written first: the last change is in it
+      link.writeNow();
+      return location.href;
+    },
+    // the address's embed-origin values that are not origins (embed.js): said for as long as the page is open
+    notices: embedOptions.rejected.map((value) => `The address's embed-origin "${value}" is not an origin (scheme://host, with :port if any, no path): the state is not sent to it.`),
+  });
+  link = keepLinkInAddress(figure);
+  window.attentionLive = figure.api;
+  const embedding = startEmbedding(figure.api, embedOptions);
+  figure.onChange(() => embedding.changed());
+  element.addEventListener("attention-live:ready", () => {
+    embedding.ready();
+    keepForOffline(figure.manifest, pageFolder);
+  });
+  figure.attempt();
+}
+
+start();

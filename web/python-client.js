@@ -1,0 +1,173 @@
+/* The page's side of the Python worker (worker.js), one for every figure of the page: request ids
+ * mapped to promises (Pyodide's web-worker pattern), and each request tagged with the figure it is for.
+ *
+ *   figure A ─┐                        ┌─ SharedWorker "attention-live" (one per build, shared by this
+ *   figure B ─┼─ PythonClient (page) ──┤   page, its same-origin iframes of the figure, other tabs)
+ *   figure C ─┘   one per page         └─ or, without SharedWorker, a dedicated Worker for this page
+ *
+ * Python starts once (the first start()); every later figure only joins it. A start that failed is
+ * made again from a fresh worker on the next start() ("Try again").
+ */
+
+const SILENT_MS = 45000; // while loading, this long without any message from the worker is a stall
+
+export class PythonClient {
+  /** @param {URL} url  the worker script (worker.js of the build's folder) */
+  constructor(url) {
+    this.url = url;
+    this.name = url.pathname.split("/").pop();
+    this.pending = new Map(); // request id -> {resolve, reject}
+    this.nextId = 1;
+    this.nextFigure = 1;
+    this.progressListeners = new Set();
+    this.started = null; // the Promise of the current start
+    this.attempts = 0;
+    this.runtime = null; // {id, kind, figures, memory} once Python runs: memory the bytes of its wasm memory
+  }
+
+  /** Start Python (once; again after a failed start), from `base` (the build's folder URL) and
+   *  `manifest` (its build.json). Resolves with the runtime {id, kind, figures} once figures can ask. */
+  start(base, manifest) {
+    if (this.started && !this.failed) return this.started;
+    this.connect();
+    this.failed = false;
+    this.current = this.name; // what is loading now, for the watchdog's sentence
+    this.loading = true;
+    this.started = new Promise((resolve, reject) => {
+      this.readyHandlers = { resolve, reject };
+      this.port.postMessage({ type: "init", base, manifest });
+    }).finally(() => {
+      this.loading = false;
+      clearTimeout(this.watchdog);
+    });
+    this.started.catch(() => { this.failed = true; });
+    this.watch();
+    return this.started;
+  }
+
+  /* A fresh worker: a SharedWorker where the browser has one (its name changes after a failed start,
+   * so that the retry does not join the failed Python), else a dedicated Worker. */
+  connect() {
+    this.close();
+    this.attempts += 1;
+    const name = this.attempts === 1 ? "attention-live" : `attention-live, try ${this.attempts} of ${Date.now()}`;
+    let worker = null;
+    if (typeof SharedWorker === "function") {
+      try {
+        worker = new SharedWorker(this.url, { name });
+        this.port = worker.port;
+        this.port.start();
+      } catch {
+        worker = null; // refused here (some embedded or private modes): a worker of this page's own
+      }
+    }
+    if (worker === null) {
+      worker = new Worker(this.url, { name });
+      this.port = worker;
+    }
+    this.worker = worker;
+    this.port.onmessage = (event) => this.receive(event.data);
+    worker.onerror = (event) => {
+      event.preventDefault?.(); // said on the status line: not also an uncaught error of the page
+      this.fail(`could not start ${this.name} (${event.message || "not loaded"}): `
+        + "check that all of dist/ is on the server, with .js files sent as text/javascript");
+    };
+  }
+
+  /* Leave the current worker: a dedicated one stops; a shared one goes on for whoever else uses it. */
+  close() {
+    if (!this.worker) return;
+    if (this.worker instanceof Worker) this.worker.terminate();
+    else this.port.close();
+    this.worker = null;
+  }
+
+  /** Call `listener({stage, downloaded, total})` on every progress message while Python loads. */
+  onProgress(listener) {
+    this.progressListeners.add(listener);
+    return () => this.progressListeners.delete(listener);
+  }
+
+  /** A figure's own channel to Python: its own KV cache and what-ifs (worker.js), the model shared. */
+  figure() {
+    const number = this.nextFigure++;
+    return {
+      /** Tokens and attention of `text` (a string, passed as data), with the heads of `knockout`
+       *  ([[layer, head], ...], 1-based) knocked out and `whatIf` ({layer, head, scale, mask} or null)
+       *  applied to that head. Resolves with the worker's result. */
+      analyse: (text, { knockout = [], whatIf = null } = {}) => this.request({ type: "analyse", figure: number, text, knockout, whatIf }),
+      /** Ask Python for `type` ("explain" or "predict", see worker.js) with `fields`; resolves with its answer. */
+      ask: (type, fields) => this.request({ ...fields, type, figure: number }).then((message) => message.value),
+      /** The figure is gone: its view in Python is dropped. */
+      forget: () => this.port?.postMessage({ type: "forget", figure: number }),
+    };
+  }
+
+  /* While loading, a worker that says nothing for SILENT_MS has stalled: downloads that the worker's
+   * checked fetch cannot see (importScripts, the worker script itself) can stall too. */
+  watch() {
+    clearTimeout(this.watchdog);
+    this.watchdog = setTimeout(() => this.fail(`nothing arrived for ${SILENT_MS / 1000} s while loading ${this.current}: `
+      + "check the connection, then try again"), SILENT_MS);
+  }
+
+  request(message) {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.port.postMessage({ ...message, id });
+    });
+  }
+
+  receive(message) {
+    if (this.loading) this.watch();
+    if (message.type === "step") this.current = message.what;
+    else if (message.type === "progress") for (const listener of this.progressListeners) listener(message);
+    else if (message.type === "ready") {
+      const { steps, ...runtime } = message.runtime;
+      markSteps(steps);
+      this.runtime = { ...this.runtime, ...runtime };
+      this.readyHandlers.resolve(this.runtime);
+    } else if (message.type === "runtime") {
+      const { type, ...news } = message;
+      this.runtime = { ...this.runtime, ...news };
+    }
+    else if (message.type === "result" || message.type === "answer") this.settle(message.id, "resolve", message);
+    else if (message.type === "error" && message.id !== undefined) this.settle(message.id, "reject", new Error(message.message));
+    else if (message.type === "error") this.fail(message.message);
+  }
+
+  settle(id, how, value) {
+    const handlers = this.pending.get(id);
+    this.pending.delete(id);
+    if (handlers) handlers[how](value);
+  }
+
+  fail(message) {
+    if (this.loading) {
+      this.readyHandlers.reject(new Error(message));
+      this.close();
+    }
+    for (const id of [...this.pending.keys()]) this.settle(id, "reject", new Error(message));
+  }
+}
+
+/* The worker's loading steps as the page's own performance marks ("attention-live:worker:<step>", for
+ * the benchmark), where they happened after this page began (a page that joins a running Python has none). */
+function markSteps(steps) {
+  for (const [name, at] of Object.entries(steps)) {
+    const startTime = at - performance.timeOrigin;
+    if (startTime >= 0 && performance.getEntriesByName(`attention-live:worker:${name}`).length === 0) {
+      performance.mark(`attention-live:worker:${name}`, { startTime });
+    }
+  }
+}
+
+const clients = new Map(); // worker URL -> PythonClient: one per build on a page
+
+/** The page's PythonClient for the worker script `url` (made on the first call). */
+export function pythonFor(url) {
+  const key = String(url);
+  if (!clients.has(key)) clients.set(key, new PythonClient(new URL(url)));
+  return clients.get(key);
+}

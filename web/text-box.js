@@ -1,0 +1,28 @@
+/* How a figure takes a text: as its text box holds it, and at most BOX_MAX_CHARS characters of it. */
+
+/** The text box keeps at most this many characters (the figure uses the last max_text_chars of them):
+ *  a box holding megabytes makes every keystroke cost seconds. */
+export const BOX_MAX_CHARS = 20000;
+
+/** `text` as a text box holds it, which is how the figure takes every text, wherever it comes from
+ *  (typing, pasting, setText, a link, an attribute, a message), so that state().text, the box and the
+ *  chips always describe the same string: a text box turns "\r\n" and "\r" into "\n" (HTML's newline
+ *  normalisation of a textarea's value), and a lone UTF-16 surrogate becomes U+FFFD (as Python's
+ *  tokenizer maps it). Python itself keeps "\r": the ids and labels of a text given to Figure.analyse. */
+const scratchBox = document.createElement("textarea"); // never shown
+export function asInBox(text) {
+  scratchBox.value = typeof text.toWellFormed === "function" ? text.toWellFormed() : text;
+  return scratchBox.value;
+}
+
+/** `text` as the box holds it (asInBox), at most its last BOX_MAX_CHARS characters (code points):
+ *  {text, cut}. The front is dropped before anything else is done, so that a 40 MB text costs no more
+ *  than a short one. */
+export function boxed(text) {
+  let start = Math.max(0, text.length - 2 * BOX_MAX_CHARS); // UTF-16 units: at least BOX_MAX_CHARS code points
+  if (start > 0 && /[\uDC00-\uDFFF]/.test(text[start])) start -= 1; // never split a surrogate pair
+  const normal = asInBox(start > 0 ? text.slice(start) : text);
+  if (normal.length <= BOX_MAX_CHARS) return { text: normal, cut: start > 0 };
+  const chars = Array.from(normal);
+  return chars.length <= BOX_MAX_CHARS ? { text: normal, cut: start > 0 } : { text: chars.slice(-BOX_MAX_CHARS).join(""), cut: true };
+}
