@@ -2,7 +2,7 @@
 
 Run it with ``python3 build.py bench`` (builds dist/ first). Every figure is measured in one run on
 this machine: medians and 95th percentiles over repeated trials. The page reports its own times
-through the User Timing API (see web/app.js):
+through the User Timing API (see web/figure.js and web/python-client.js):
 
 * ``attention-live:first-paint``: the default sentence's figure is on screen (precomputed numbers);
 * ``attention-live:live``: the first live attention from Python is on screen (``data-state=ready``);
@@ -52,7 +52,7 @@ sys.path[:0] = [str(ROOT / "py"), str(ROOT), str(Path(__file__).resolve().parent
 
 from attention_live.figure import Figure  # noqa: E402
 from attention_live.timing import encode_ms, forward_ms, sample_text  # noqa: E402
-from figure_page import CHROMIUM, CHROMIUM_ARGS, MEMORY_ARGS, FigurePage, memory_growth_mb, serve_dist  # noqa: E402
+from figure_page import CHROMIUM, CHROMIUM_ARGS, MEMORY_ARGS, FigurePage, PythonWorker, memory_growth_mb, serve_dist  # noqa: E402
 
 TOKEN_COUNTS = (8, 32, 64, 128)
 UPDATE = "attention-live:update"
@@ -72,14 +72,11 @@ WORKER_STEPS = ("pyodide.js", "python", "package", "model", "figure", "checked")
 
 def startup_marks(page):
     """ms since navigation of the page's marks first-paint and live, and of the worker's step marks
-    (``attention-live:worker:<step>``, converted to the page's clock through performance.timeOrigin)."""
-    marks = {name: page.evaluate("n => performance.getEntriesByName('attention-live:' + n)[0].startTime", name)
-             for name in ("first-paint", "live")}
-    worker = page.workers[-1]
-    shift = worker.evaluate("performance.timeOrigin") - page.evaluate("performance.timeOrigin")
-    for step in WORKER_STEPS:
-        marks[step] = shift + worker.evaluate("n => performance.getEntriesByName('attention-live:worker:' + n)[0].startTime", step)
-    return marks
+    (``attention-live:worker:<step>``: the worker reports them with ready, python-client.js marks them
+    on the page's clock)."""
+    mark = "n => performance.getEntriesByName('attention-live:' + n)[0].startTime"
+    marks = {name: page.evaluate(mark, name) for name in ("first-paint", "live")}
+    return {**marks, **{step: page.evaluate(mark, f"worker:{step}") for step in WORKER_STEPS}}
 
 
 def read_as_a_visitor(figure_page):
@@ -256,10 +253,11 @@ def measure_math_panel(figure_page, figure, repeats):
 
 
 def in_tab(worker, function, *args):
-    """Call ``attention_live.timing.<function>`` inside the tab's Pyodide with the worker's figure."""
+    """Call ``attention_live.timing.<function>`` inside the tab's Pyodide (``worker``, a
+    figure_page.PythonWorker) with the worker's model (its attention_live Figure)."""
     return worker.evaluate("""([name, args]) => {
         const timing = pyodide.pyimport("attention_live.timing");
-        const pyArgs = args.map((a) => (a === "figure" ? figure : a === "tokenizer" ? figure.tokenizer : pyodide.toPy(a)));
+        const pyArgs = args.map((a) => (a === "figure" ? model : a === "tokenizer" ? model.tokenizer : pyodide.toPy(a)));
         const result = timing[name](...pyArgs);
         const value = result.toJs ? result.toJs() : result;
         if (result.destroy) result.destroy();
@@ -363,7 +361,7 @@ def main(argv=None):
         page = browser.new_page()
         figure_page = FigurePage(page)
         figure_page.open(origin + "/")
-        worker = page.workers[0]
+        worker = PythonWorker(page)
         report["updates"] = measure_updates(figure_page, figure, args.repeats)
         report["views"] = measure_views(figure_page, figure, args.repeats)
         report["math_panel"] = measure_math_panel(figure_page, figure, args.repeats)

@@ -179,12 +179,69 @@ def check_view(figure_page, figure, laid_out=True):
 
 
 def memory_mb(page):
-    """Main-thread JS heap plus the worker's wasm memory, in MB (10^6 bytes), after a forced garbage
-    collection; needs a browser launched with MEMORY_ARGS."""
+    """Main-thread JS heap plus the Python worker's wasm memory (as its last result reported it:
+    ``state().runtime.memory``), in MB (10^6 bytes), after a forced garbage collection; needs a browser
+    launched with MEMORY_ARGS."""
     page.evaluate("() => window.gc()")
     heap = page.evaluate("() => performance.memory.usedJSHeapSize")
-    wasm = page.workers[0].evaluate("() => pyodide._module.HEAPU8.length")
+    wasm = page.evaluate("() => window.attentionLive.state().runtime.memory")
     return (heap + wasm) / 1e6
+
+
+def worker_targets(browser):
+    """The browser's worker targets, through CDP ``Target.getTargets`` (Playwright lists only dedicated
+    workers, and only per page): a list of (type, url), type "worker" or "shared_worker"."""
+    cdp = browser.new_browser_cdp_session()
+    try:
+        infos = cdp.send("Target.getTargets")["targetInfos"]
+    finally:
+        cdp.detach()
+    return [(t["type"], t["url"]) for t in infos if t["type"] in ("worker", "shared_worker")]
+
+
+class PythonWorker:
+    """JavaScript evaluated in the worker that runs the page's Python, a SharedWorker, through CDP
+    (``Target.attachToTarget`` and its messages: Playwright cannot reach shared workers). ``page``
+    pumps Playwright's events while a reply is awaited."""
+
+    def __init__(self, page):
+        self.page = page
+        self.cdp = page.context.browser.new_browser_cdp_session()
+        infos = self.cdp.send("Target.getTargets")["targetInfos"]
+        (target,) = [t for t in infos if t["type"] == "shared_worker" and t["url"].endswith("/worker.js")]
+        self.url = target["url"]
+        self.replies = {}
+        self.cdp.on("Target.receivedMessageFromTarget", self.received)
+        self.session = self.cdp.send("Target.attachToTarget", {"targetId": target["targetId"], "flatten": False})["sessionId"]
+        self.next_id = 1
+
+    def received(self, event):
+        message = json.loads(event["message"])
+        if "id" in message:
+            self.replies[message["id"]] = message
+
+    def evaluate(self, function, arg=None, timeout_ms=WAIT_MS):
+        """The value of ``function`` (JS source of a function of one argument) called with ``arg`` (JSON)
+        in the worker, awaited; raises RuntimeError with the worker's exception."""
+        request = self.next_id
+        self.next_id += 1
+        expression = f"({function})({json.dumps(arg)})"
+        params = {"expression": expression, "awaitPromise": True, "returnByValue": True}
+        self.cdp.send("Target.sendMessageToTarget", {"sessionId": self.session, "message": json.dumps(
+            {"id": request, "method": "Runtime.evaluate", "params": params})})
+        waited = 0
+        while request not in self.replies:  # the reply arrives as a CDP event, delivered while Playwright is called
+            if waited > timeout_ms:
+                raise TimeoutError(f"no reply from the worker in {timeout_ms} ms")
+            self.page.wait_for_timeout(5)
+            waited += 5
+        result = self.replies.pop(request)["result"]
+        if "exceptionDetails" in result:
+            raise RuntimeError(result["exceptionDetails"].get("exception", {}).get("description", result["exceptionDetails"]["text"]))
+        return result["result"].get("value")
+
+    def close(self):
+        self.cdp.detach()
 
 
 def memory_growth_mb(figure_page, first=100, last=1000):

@@ -155,7 +155,7 @@ def test_printing_gives_one_page_with_the_figure(page):
     page.page.emulate_media(media="print")
     try:
         looks = page.page.evaluate("""() => ({
-            adjust: getComputedStyle(document.documentElement).printColorAdjust,
+            adjust: getComputedStyle(document.querySelector(".figure")).printColorAdjust,
             buttons: [...document.querySelectorAll(".controls button, #retry")].filter(b => b.checkVisibility()).length,
             textBorder: getComputedStyle(document.getElementById("text")).borderTopStyle,
             chips: [...document.querySelectorAll(".chip")].filter(c => c.checkVisibility()).length,
