@@ -1,0 +1,161 @@
+"""Several figures on one page (issue 21): <attention-live> elements and same-origin iframes of the
+standalone page, all served by one Python; lazy figures below the fold.
+
+The course site is a plain static server whose ``attention-live/`` folder is ``dist/``, as a course
+author who copies the build into their site has it.
+"""
+
+import contextlib
+import os
+
+import numpy as np
+import pytest
+
+import build
+from figure_page import TOLERANCE, WAIT_MS, browser_context, serving, worker_targets
+from test_accessibility import axe_source, violations  # noqa: F401 (axe_source: a fixture)
+
+TEXTS = ("Alice said hello to the Rabbit.", "The Queen shouted at the Hatter", "Then the Mock Turtle sighed deeply")
+FRAME_TEXTS = ("Alice looked at the cat", "The King turned to the Knave")
+ALL_READY = """async () => {
+    await Promise.all([...document.querySelectorAll('attention-live')].map((figure) => figure.ready));
+    for (const frame of document.querySelectorAll('iframe')) {
+        await new Promise((resolve) => {
+            const wait = () => (frame.contentWindow.attentionLive ? frame.contentWindow.attentionLive.ready.then(resolve) : setTimeout(wait, 20));
+            wait();
+        });
+    }
+}"""
+STATES = """() => [...[...document.querySelectorAll('attention-live')].map((figure) => figure.state()),
+                  ...[...document.querySelectorAll('iframe')].map((frame) => frame.contentWindow.attentionLive.state())]"""
+
+
+@contextlib.contextmanager
+def course_site(tmp_path, pages):
+    """A static course site: ``pages`` ({name: HTML body}) beside ``attention-live/`` (the build);
+    yields its origin URL."""
+    site = tmp_path / "course"
+    site.mkdir()
+    os.symlink(build.DIST, site / "attention-live")
+    for name, body in pages.items():
+        (site / name).write_text('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Unit 3: attention</title>'
+                                 '<script type="module" src="attention-live/attention-live.js"></script></head>'
+                                 f"<body><main><h1>Unit 3: attention</h1>{body}</main></body></html>", encoding="utf-8")
+    with serving(build.make_server(0, site)) as url:
+        yield url
+
+
+def three_and_two():
+    elements = "".join(f'<h2>Figure {i + 1}</h2><attention-live text="{text}"></attention-live>' for i, text in enumerate(TEXTS))
+    frames = "".join(f'<h2>Frame {i + 1}</h2><iframe src="attention-live/index.html#text={text.replace(" ", "%20")}" title="Attention, live: frame {i + 1}" '
+                     'width="900" height="600" style="border: 0"></iframe>' for i, text in enumerate(FRAME_TEXTS))
+    return elements + frames
+
+
+def assert_matches_cpython(state, figure, text):
+    assert state["text"] == text and state["ids"] == figure.analyse(text)["ids"]
+    want = figure.analyse(text)["attention"][state["layer"] - 1, state["head"] - 1]
+    worst = float(np.max(np.abs(np.asarray(state["matrix"]) - want)))
+    assert worst <= TOLERANCE, (text, worst)
+
+
+@pytest.fixture(scope="module")
+def course_page(playwright, tmp_path_factory):
+    """The course page with three elements and two iframes, all live; yields (Playwright page, browser)."""
+    with course_site(tmp_path_factory.mktemp("course"), {"unit3.html": three_and_two()}) as url, \
+            browser_context(playwright, viewport={"width": 1280, "height": 900}) as context:
+        page = context.new_page()
+        page.goto(url + "/unit3.html")
+        page.evaluate(ALL_READY)
+        yield page, context.browser
+
+
+def test_every_figure_is_right_for_its_own_text(course_page, figure):
+    page, _ = course_page
+    states = page.evaluate(STATES)
+    assert len(states) == 5
+    for state, text in zip(states, TEXTS + FRAME_TEXTS):
+        assert_matches_cpython(state, figure, text)
+
+
+def test_one_python_serves_them_all(course_page):
+    page, browser = course_page
+    runtimes = [state["runtime"] for state in page.evaluate(STATES)]
+    assert len({runtime["id"] for runtime in runtimes}) == 1 and {runtime["kind"] for runtime in runtimes} == {"shared"}
+    assert runtimes[-1]["figures"] == 5
+    python_workers = [url for kind, url in worker_targets(browser) if url.endswith("/worker.js")]
+    assert len(python_workers) == 1, python_workers
+
+
+def test_typing_in_one_changes_no_other(course_page, figure):
+    page, _ = course_page
+    before = page.evaluate(STATES)
+    box = page.locator("attention-live").nth(1).locator("textarea")
+    box.click()
+    box.press("End")
+    box.type(" loudly")
+    page.wait_for_function("t => document.querySelectorAll('attention-live')[1].state().text === t", arg=TEXTS[1] + " loudly", timeout=WAIT_MS)
+    page.evaluate("() => document.querySelectorAll('attention-live')[1].ready")
+    page.wait_for_function("() => document.querySelectorAll('attention-live')[1].state().tokens.length > 0")
+    frame = page.frames[1]
+    frame.evaluate("() => window.attentionLive.select({layer: 1, head: 2, token: 1})")
+    after = page.evaluate(STATES)
+    assert_matches_cpython(after[1], figure, TEXTS[1] + " loudly")
+    assert (after[3]["layer"], after[3]["head"], after[3]["token"]) == (1, 2, 1)
+    assert_matches_cpython(after[3], figure, FRAME_TEXTS[0])
+    for i in (0, 2, 4):
+        assert {k: v for k, v in after[i].items() if k != "runtime"} == {k: v for k, v in before[i].items() if k != "runtime"}, i
+
+
+def test_no_id_repeats_and_axe_finds_nothing(course_page, axe_source):
+    page, _ = course_page
+    ids = page.evaluate("() => [...document.querySelectorAll('[id]')].map((element) => element.id)")
+    assert len(ids) > 30 and len(ids) == len(set(ids))
+    assert violations(page, axe_source) == []
+
+
+def test_an_attribute_changes_the_view(course_page, figure):
+    page, _ = course_page
+    page.evaluate("""() => {
+        const figure = document.querySelectorAll('attention-live')[2];
+        figure.setAttribute('layer', '2');
+        figure.setAttribute('head', '9');  // no such head: the nearest, with a notice
+    }""")
+    state = page.evaluate("() => document.querySelectorAll('attention-live')[2].state()")
+    assert (state["layer"], state["head"]) == (2, figure.config.n_head)
+    notice = page.locator("attention-live").nth(2).locator(".notice")
+    assert "head" in notice.text_content() and notice.is_visible()
+
+
+def test_a_figure_below_the_fold_waits_until_scrolled_to(playwright, tmp_path, figure):
+    body = ('<attention-live text="Alice said hello"></attention-live><div style="height: 6000px"></div>'
+            '<attention-live id="low" text="The Queen said nothing"></attention-live>')
+    with course_site(tmp_path, {"lazy.html": body}) as url, browser_context(playwright, viewport={"width": 1000, "height": 700}) as context:
+        page = context.new_page()
+        page.goto(url + "/lazy.html")
+        page.evaluate("() => document.querySelector('attention-live').ready")
+        top = page.evaluate("() => document.querySelector('attention-live').state()")
+        assert top["runtime"]["figures"] == 1  # the one below has asked Python for nothing
+        low = page.evaluate("() => ({state: document.getElementById('low').dataset.state, runtime: document.getElementById('low').state().runtime})")
+        assert low == {"state": "waiting", "runtime": None}
+        page.locator("#low").scroll_into_view_if_needed()
+        page.wait_for_function("() => document.getElementById('low').dataset.state === 'ready'", timeout=WAIT_MS)
+        state = page.evaluate("() => document.getElementById('low').state()")
+        assert state["runtime"]["id"] == top["runtime"]["id"] and state["runtime"]["figures"] == 2
+        assert_matches_cpython(state, figure, "The Queen said nothing")
+
+
+def test_events_carry_the_state(playwright, tmp_path):
+    with course_site(tmp_path, {"events.html": '<attention-live text="Alice"></attention-live>'}) as url, browser_context(playwright) as context:
+        page = context.new_page()
+        page.add_init_script("""
+            window.seen = [];
+            document.addEventListener('attention-live:ready', () => window.seen.push('ready'));
+            document.addEventListener('attention-live:change', (event) => window.seen.push(event.detail.text));
+        """)
+        page.goto(url + "/events.html")
+        page.evaluate("() => document.querySelector('attention-live').ready")
+        page.evaluate("() => document.querySelector('attention-live').setText('Alice ran')")
+        page.wait_for_function("() => window.seen.at(-1) === 'Alice ran'", timeout=WAIT_MS)
+        seen = page.evaluate("window.seen")
+        assert seen.count("ready") == 1 and seen.index("ready") < seen.index("Alice ran")
