@@ -29,6 +29,10 @@ matrix closed and open, at full CPU speed and with Chromium's CPU throttled 4× 
 Math panel (issue 11): ``append`` at 128 tokens with "Show the math" open, to the chips' frame and
 (``attention-live:math``) to the frame that shows the panel's numbers for the same edit.
 
+Several figures (issue 21, ``measure_figures``): on a course page of <attention-live> elements, the
+cost of a second figure (an element, or a same-origin iframe) once one is live, of four in view, of
+five with four below the fold, and memory with four against one.
+
 Prints a table and writes a JSON report (``--report``, default ``dist/benchmark.json``).
 """
 
@@ -52,7 +56,8 @@ sys.path[:0] = [str(ROOT / "py"), str(ROOT), str(Path(__file__).resolve().parent
 
 from attention_live.figure import Figure  # noqa: E402
 from attention_live.timing import encode_ms, forward_ms, sample_text  # noqa: E402
-from figure_page import CHROMIUM, CHROMIUM_ARGS, MEMORY_ARGS, FigurePage, PythonWorker, memory_growth_mb, serve_dist  # noqa: E402
+from figure_page import (CHROMIUM, CHROMIUM_ARGS, MEMORY_ARGS, FigurePage, PythonWorker, course_site, memory_growth_mb,  # noqa: E402
+                         memory_mb, serve_dist)
 
 TOKEN_COUNTS = (8, 32, 64, 128)
 UPDATE = "attention-live:update"
@@ -115,6 +120,73 @@ def measure_startup(playwright, origin, runs):
     startup = {f"{visit}_ms": {mark: summary([marks[mark] for marks in runs_marks]) for mark in runs_marks[0]}
                for visit, runs_marks in visits.items()}
     return startup, {"files": dict(sorted(bytes_per_file.items())), "total": sum(bytes_per_file.values())}
+
+
+FIGURE_TEXTS = ("Alice said hello to the Rabbit.", "The Queen shouted at the Hatter", "Then the Mock Turtle sighed deeply",
+                "The King turned to the Knave", "Alice looked at the cat")
+READY_TIMES = """window.readyTimes = [];
+    document.addEventListener('attention-live:ready', () => window.readyTimes.push(performance.now()));"""
+ADD_ELEMENT = """async (text) => {
+    const figure = document.createElement('attention-live');
+    figure.setAttribute('text', text);
+    const live = new Promise((resolve) => figure.addEventListener('attention-live:ready', resolve, { once: true }));
+    const start = performance.now();
+    document.querySelector('main').prepend(figure);
+    await live;
+    const ms = performance.now() - start;
+    figure.remove();
+    return ms;
+}"""
+ADD_IFRAME = """async (src) => {
+    const frame = document.createElement('iframe');
+    frame.title = 'Attention, live';
+    const start = performance.now();
+    frame.src = src;
+    document.querySelector('main').prepend(frame);
+    await new Promise((resolve) => frame.addEventListener('load', resolve, { once: true }));
+    await frame.contentWindow.attentionLive.ready;
+    const ms = performance.now() - start;
+    frame.remove();
+    return ms;
+}"""
+
+
+def measure_figures(playwright, runs):
+    """Several figures on one page (issue 21), on a course site whose attention-live/ is dist/, each
+    run in a fresh context of a browser launched with MEMORY_ARGS (1280 × 3,600 CSS px, so that four
+    figures are in view): ms from navigation to the last of one, four and (of five, four of them more
+    than a viewport below) the first figure live; ms from adding a second element, or a second
+    same-origin iframe of index.html, to its being live, after the first is; and memory (JS heap +
+    wasm, figure_page.memory_mb) with one figure and with four."""
+    element = '<attention-live text="{}"></attention-live>'
+    pages = {"one.html": element.format(FIGURE_TEXTS[0]), "four.html": "".join(element.format(t) for t in FIGURE_TEXTS[:4]),
+             "five.html": element.format(FIGURE_TEXTS[0]) + '<div style="height: 8000px"></div>'
+                          + "".join(element.format(t) for t in FIGURE_TEXTS[1:])}
+    measured = {name: [] for name in ("one_ms", "four_ms", "five_above_fold_ms", "add_element_ms", "add_iframe_ms", "memory_one_mb", "memory_four_mb")}
+    first = "document.querySelector('attention-live')"
+    with tempfile.TemporaryDirectory() as folder, course_site(Path(folder), pages) as url:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=MEMORY_ARGS)
+        for run in range(runs):
+            for name, count, key in (("one.html", 1, "one_ms"), ("four.html", 4, "four_ms"), ("five.html", 1, "five_above_fold_ms")):
+                context = browser.new_context(viewport={"width": 1280, "height": 3600})  # each page's visit a first one: no cache
+                context.add_init_script(READY_TIMES)
+                page = context.new_page()
+                page.goto(f"{url}/{name}")
+                page.wait_for_function("n => window.readyTimes.length >= n", arg=count, timeout=120_000)
+                measured[key].append(page.evaluate("n => window.readyTimes[n - 1]", count))
+                if name != "five.html":
+                    measured[f"memory_{name.removesuffix('.html')}_mb"].append(memory_mb(page, first))
+                if name == "one.html":
+                    for i, text in enumerate(FIGURE_TEXTS[1:]):
+                        measured["add_element_ms"].append(page.evaluate(ADD_ELEMENT, text))
+                        measured["add_iframe_ms"].append(page.evaluate(ADD_IFRAME, f"attention-live/index.html#text={text.replace(' ', '%20')}"))
+                context.close()
+        browser.close()
+    report = {name: summary(values) for name, values in measured.items()}
+    report["four_minus_one_ms"] = round(report["four_ms"]["median"] - report["one_ms"]["median"], 1)
+    report["five_minus_one_ms"] = round(report["five_above_fold_ms"]["median"] - report["one_ms"]["median"], 1)
+    report["memory_four_over_one"] = round(report["memory_four_mb"]["median"] / report["memory_one_mb"]["median"], 3)
+    return report
 
 
 def text_of_tokens(figure, count, seed=0):
@@ -308,6 +380,12 @@ def targets(report):
         what = f"{'append' if kind == 'append' else 'edit near start'} p95 at {TOKEN_COUNTS[-1]} tokens, views {panels}, CPU x{throttle}"
         rows.append((what, report["views"][f"{panels} x{throttle}"][kind]["frame"]["p95"], target))
     rows.append((f"append p95 at {TOKEN_COUNTS[-1]} tokens, math panel open", report["math_panel"]["append"]["frame"]["p95"], 33.0))
+    figures = report["figures"]
+    rows += [("second element live after the first (median)", figures["add_element_ms"]["median"], 100.0),
+             ("second iframe live after the first (median)", figures["add_iframe_ms"]["median"], 100.0),
+             ("four figures in view: all live - one live (ms)", figures["four_minus_one_ms"], 300.0),
+             ("memory, four figures / one", figures["memory_four_over_one"], 1.25),
+             ("five figures: first live - one figure's (ms)", figures["five_minus_one_ms"], 100.0)]
     return [{"what": what, "value": value, "target": target, "met": value <= target} for what, value, target in rows]
 
 
@@ -343,6 +421,7 @@ def print_table(report):
     for visit in ("cold", "warm"):
         print(f"{visit:8}" + "".join(f"{s['median']:>12}" for s in report["startup"][f"{visit}_ms"].values()))
     print(f"memory: {report['memory']}")
+    print(f"several figures (median ms, MB): {json.dumps({k: v['median'] if isinstance(v, dict) else v for k, v in report['figures'].items()})}")
     print(f"cold load: {report['bytes']['total']:,} bytes in {len(report['bytes']['files'])} files")
 
 
@@ -358,6 +437,7 @@ def main(argv=None):
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=MEMORY_ARGS)
         report = {"command": "python3 build.py bench", "machine": machine(browser)}
         report["startup"], report["bytes"] = measure_startup(playwright, origin, args.startup_runs)
+        report["figures"] = measure_figures(playwright, args.startup_runs)
         page = browser.new_page()
         figure_page = FigurePage(page)
         figure_page.open(origin + "/")

@@ -178,14 +178,30 @@ def check_view(figure_page, figure, laid_out=True):
     return state
 
 
-def memory_mb(page):
-    """Main-thread JS heap plus the Python worker's wasm memory (as its last result reported it:
-    ``state().runtime.memory``), in MB (10^6 bytes), after a forced garbage collection; needs a browser
-    launched with MEMORY_ARGS."""
+def memory_mb(page, figure="window.attentionLive"):
+    """Main-thread JS heap plus the Python worker's wasm memory (as its last result reported it to
+    ``figure``, a JS expression for a figure's API: ``state().runtime.memory``), in MB (10^6 bytes),
+    after a forced garbage collection; needs a browser launched with MEMORY_ARGS."""
     page.evaluate("() => window.gc()")
     heap = page.evaluate("() => performance.memory.usedJSHeapSize")
-    wasm = page.evaluate("() => window.attentionLive.state().runtime.memory")
+    wasm = page.evaluate(f"() => {figure}.state().runtime.memory")
     return (heap + wasm) / 1e6
+
+
+@contextlib.contextmanager
+def course_site(folder, pages):
+    """A static course site in ``folder``: ``pages`` ({name: HTML body}) beside ``attention-live/``
+    (dist/, as a course author who copies the build into their site has it), each page loading the
+    element's script; yields its origin URL."""
+    site = folder / "course"
+    site.mkdir()
+    (site / "attention-live").symlink_to(build.DIST, target_is_directory=True)
+    for name, body in pages.items():
+        (site / name).write_text('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Unit 3: attention</title>'
+                                 '<script type="module" src="attention-live/attention-live.js"></script></head>'
+                                 f"<body><main><h1>Unit 3: attention</h1>{body}</main></body></html>", encoding="utf-8")
+    with serving(build.make_server(0, site)) as url:
+        yield url
 
 
 def worker_targets(browser):

@@ -5,14 +5,10 @@ The course site is a plain static server whose ``attention-live/`` folder is ``d
 author who copies the build into their site has it.
 """
 
-import contextlib
-import os
-
 import numpy as np
 import pytest
 
-import build
-from figure_page import TOLERANCE, WAIT_MS, browser_context, serving, worker_targets
+from figure_page import TOLERANCE, WAIT_MS, browser_context, course_site, worker_targets
 from test_accessibility import axe_source, violations  # noqa: F401 (axe_source: a fixture)
 
 TEXTS = ("Alice said hello to the Rabbit.", "The Queen shouted at the Hatter", "Then the Mock Turtle sighed deeply")
@@ -28,21 +24,6 @@ ALL_READY = """async () => {
 }"""
 STATES = """() => [...[...document.querySelectorAll('attention-live')].map((figure) => figure.state()),
                   ...[...document.querySelectorAll('iframe')].map((frame) => frame.contentWindow.attentionLive.state())]"""
-
-
-@contextlib.contextmanager
-def course_site(tmp_path, pages):
-    """A static course site: ``pages`` ({name: HTML body}) beside ``attention-live/`` (the build);
-    yields its origin URL."""
-    site = tmp_path / "course"
-    site.mkdir()
-    os.symlink(build.DIST, site / "attention-live")
-    for name, body in pages.items():
-        (site / name).write_text('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Unit 3: attention</title>'
-                                 '<script type="module" src="attention-live/attention-live.js"></script></head>'
-                                 f"<body><main><h1>Unit 3: attention</h1>{body}</main></body></html>", encoding="utf-8")
-    with serving(build.make_server(0, site)) as url:
-        yield url
 
 
 def three_and_two():
