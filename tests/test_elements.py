@@ -86,6 +86,11 @@ def test_typing_in_one_changes_no_other(course_page, figure):
     assert_matches_cpython(after[3], figure, FRAME_TEXTS[0])
     for i in (0, 2, 4):
         assert {k: v for k, v in after[i].items() if k != "runtime"} == {k: v for k, v in before[i].items() if k != "runtime"}, i
+    page.locator("attention-live").nth(0).locator("label.choice[data-value='1']").first.click()  # layer 1 in the first
+    page.wait_for_function("() => document.querySelectorAll('attention-live')[0].state().layer === 1")
+    checked = page.evaluate("""() => [...document.querySelectorAll('attention-live')].map((figure) =>
+        [figure.querySelector('[id$="layers"] input:checked').value, String(figure.state().layer)])""")
+    assert all(shown == chosen for shown, chosen in checked), checked  # each figure's radio groups are its own
 
 
 def test_no_id_repeats_and_axe_finds_nothing(course_page, axe_source):
