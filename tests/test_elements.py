@@ -124,6 +124,12 @@ def test_a_figure_below_the_fold_waits_until_scrolled_to(playwright, tmp_path, f
         assert top["runtime"]["figures"] == 1  # the one below has asked Python for nothing
         low = page.evaluate("() => ({state: document.getElementById('low').dataset.state, runtime: document.getElementById('low').state().runtime})")
         assert low == {"state": "waiting", "runtime": None}
+        want = figure.analyse("The Queen said nothing")
+        page.wait_for_function("n => document.querySelectorAll('#low .chip').length === n", arg=len(want["ids"]), timeout=WAIT_MS)
+        early = page.evaluate("() => document.getElementById('low').state()")  # its tokens, from the running Python; no attention
+        assert (early["ids"], early["tokens"], early["weights"]) == (want["ids"], want["labels"], [])
+        assert page.locator("#low .chip[data-weight]").count() == 0
+        assert page.evaluate("() => document.querySelector('attention-live').state().runtime.figures") == 1
         page.locator("#low").scroll_into_view_if_needed()
         page.wait_for_function("() => document.getElementById('low').dataset.state === 'ready'", timeout=WAIT_MS)
         state = page.evaluate("() => document.getElementById('low').state()")

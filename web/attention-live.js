@@ -9,7 +9,7 @@
  *
  *   connected ─▶ parts drawn (figure-template.js, ids prefixed: none repeats on the page)
  *       │        build.json ─▶ first paint: the precomputed default view, or "Computing this text…"
- *       │        (data-state="waiting")
+ *       │        (data-state="waiting"), and its tokens once another figure has started Python
  *       │
  *       ├─ within one viewport of the screen (IntersectionObserver, as Distill's d-figure) ─▶
  *       │        Python started or joined ─▶ live ─▶ attention-live:ready
@@ -112,7 +112,7 @@ export class AttentionLiveElement extends HTMLElement {
   /* First paint at once; Python once the figure comes within one viewport of the screen. */
   start(figure) {
     figure.setState("waiting"); // data-state: "waiting" until it comes near, then "loading", "ready" or "error"
-    figure.prepare();
+    figure.showTokensEarly();
     this.observer = new IntersectionObserver((entries) => {
       if (entries.some((entry) => entry.isIntersecting)) this.goLive();
     }, { rootMargin: NEAR });

@@ -237,7 +237,7 @@ export class AttentionFigure {
     view.math?.enable(live);
     view.next?.enable(live);
     const { result } = view;
-    if (!result) return;
+    if (!result?.attention) return; // nothing yet, or only its tokens (showTokensEarly)
     this.askPython(state);
     if (state.panels.heads && view.headsGrid) view.headsGrid.draw(result, state);
     if (state.panels.matrix && view.matrix) view.matrix.draw(result, state);
@@ -257,7 +257,7 @@ export class AttentionFigure {
    *  before the first result is shown), what the asked view could not give, and the figure's own notices. */
   drawNotice(result) {
     const parts = [];
-    if (result?.precomputed) {
+    if (result?.precomputed && !result.tokensOnly) {
       parts.push(this.state === "error" ? "This view was computed when the figure was built."
         : "This view was computed when the figure was built; the live model is still loading.");
     }
@@ -574,7 +574,7 @@ export class AttentionFigure {
     const { format = "png" } = options;
     if (format !== "svg" && format !== "png") throw new TypeError(`format must be "svg" or "png", got ${describe(format)}`);
     const { panels } = this.viewState.get();
-    if (!this.view.result || ((panels.math || panels.next) && !this.channel)) await this.ready.catch(() => {}); // the numbers of a link's text, of the open panels
+    if (!this.view.result?.attention || ((panels.math || panels.next) && !this.channel)) await this.ready.catch(() => {}); // the numbers of a link's text, of the open panels
     if (this.queue.requested > this.queue.shown) await this.whenShown(this.queue.requested);
     if (!this.view.result) throw new Error("the figure has no text to show yet");
     const state = this.viewState.get();
@@ -668,8 +668,9 @@ export class AttentionFigure {
         const now = figure.viewState.get();
         const { result } = figure.view;
         const T = result ? result.ids.length : 0;
-        const offset = T === 0 ? 0 : headOffset(result, now.layer, now.head);
-        const matrix = T === 0 ? null : result.attention.subarray(offset, offset + T * T);
+        const numbers = T > 0 && result.attention !== null; // not while only its tokens are shown (showTokensEarly)
+        const offset = numbers ? headOffset(result, now.layer, now.head) : 0;
+        const matrix = numbers ? result.attention.subarray(offset, offset + T * T) : null;
         const runtime = figure.channel && figure.options.python.runtime;
         return {
           build: figure.manifest?.build ?? null,
@@ -680,8 +681,8 @@ export class AttentionFigure {
           layer: now.layer,
           head: now.head,
           token: T === 0 ? null : now.token,
-          weights: T === 0 ? [] : Array.from(matrix.subarray(now.token * T, (now.token + 1) * T)),
-          matrix: T === 0 ? [] : Array.from({ length: T }, (_, i) => Array.from(matrix.subarray(i * T, (i + 1) * T))),
+          weights: numbers ? Array.from(matrix.subarray(now.token * T, (now.token + 1) * T)) : [],
+          matrix: numbers ? Array.from({ length: T }, (_, i) => Array.from(matrix.subarray(i * T, (i + 1) * T))) : [],
           panels: { ...now.panels },
           whatIf: { ...now.whatIf },
           knockout: now.knockout.map(([layer, head]) => ({ layer, head })),
@@ -700,6 +701,22 @@ export class AttentionFigure {
       text: defaultView.text, ids, labels, attention: Float32Array.from(attention.flat(3)),
       shape: [config.n_layer, config.n_head, T, T], tokensDropped: 0, charsDropped: 0, precomputed: true,
     });
+  }
+
+  /** A figure that is not live yet, with a text of its own (no precomputed view): its tokens, drawn
+   *  without attention, once the page's Python runs (started by another figure); its attention
+   *  comes when it goes live. */
+  async showTokensEarly() {
+    const { python } = this.options;
+    if (!(await this.prepare())) return;
+    await python.running;
+    const { text } = this.queue;
+    if (this.channel || this.view.result || text === "") return; // live, or the precomputed view is shown
+    const shown = await python.tokenize(text).catch(() => null);
+    if (!shown || this.channel || this.view.result || this.queue.text !== text) return;
+    this.show({ text: shown.text, ids: shown.ids, labels: shown.labels, tokensDropped: shown.tokens_dropped,
+      charsDropped: shown.chars_dropped, attention: null, precomputed: true, tokensOnly: true });
+    this.setStatus("Its tokens; the attention is computed when the figure comes into view.");
   }
 
   /* The result shown goes (the precomputed one when a text replaces it, any when a link brings a new

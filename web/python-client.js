@@ -23,6 +23,7 @@ export class PythonClient {
     this.started = null; // the Promise of the current start
     this.attempts = 0;
     this.runtime = null; // {id, kind, figures, memory} once Python runs: memory the bytes of its wasm memory
+    this.running = new Promise((resolve) => { this.markRunning = resolve; }); // resolves when Python first runs
   }
 
   /** Start Python (once; again after a failed start), from `base` (the build's folder URL) and
@@ -88,6 +89,12 @@ export class PythonClient {
     return () => this.progressListeners.delete(listener);
   }
 
+  /** The tokens Python shows for `text` (Figure.tokenize: {text, chars_dropped, ids, labels,
+   *  tokens_dropped}), for a figure that is not live: no view of its own is made. Call once running. */
+  tokenize(text) {
+    return this.request({ type: "tokenize", text }).then((message) => message.value);
+  }
+
   /** A figure's own channel to Python: its own KV cache and what-ifs (worker.js), the model shared. */
   figure() {
     const number = this.nextFigure++;
@@ -128,6 +135,7 @@ export class PythonClient {
       markSteps(steps);
       this.runtime = { ...this.runtime, ...runtime };
       this.readyHandlers.resolve(this.runtime);
+      this.markRunning();
     } else if (message.type === "runtime") {
       const { type, ...news } = message;
       this.runtime = { ...this.runtime, ...news };

@@ -14,6 +14,7 @@
  *                {type: "explain", id, figure, layer, head, token, scale, mask, knockout}   Figure.explain
  *                {type: "predict", id, figure, token, top, knockout}                        Figure.predict
  *                {type: "forget", figure}              the figure is gone (its element removed, its page closed)
+ *                {type: "tokenize", id, text}          Figure.tokenize, for a figure that is not live yet
  * Messages out:  {type: "progress", stage, downloaded, total}   stage "python" | "package"; bytes so far,
  *                                                      of the total of build.json's "startup" files
  *                {type: "step", what}                  a loading step begins (what: its files)
@@ -25,7 +26,7 @@
  *                {type: "runtime", memory}             with each result: the bytes of Python's wasm memory
  *                {type: "result", id, text, ids, labels, tokensDropped, charsDropped, cache,
  *                 attention: Float32Array, shape: [n_layer, n_head, T, T]}  (attention transferred)
- *                {type: "answer", id, value}           explain's or predict's dict as plain objects; numpy
+ *                {type: "answer", id, value}           explain's, predict's or tokenize's dict as plain objects; numpy
  *                                                      arrays as Float32Arrays (2-d: an array of rows)
  *                {type: "error", id?, message}         one sentence, never a traceback
  */
@@ -261,6 +262,7 @@ function serve(connection) {
         connection.postMessage({ type: "ready", runtime });
         connection.postMessage({ type: "runtime", figures: figuresServed() });
       } else if (message.type === "forget") forget(connection, message.figure);
+      else if (message.type === "tokenize") answer(connection, model, message.id, "tokenize", { text: message.text }); // no figure's view
       else {
         const figure = figureOf(connection, message.figure);
         if (message.type === "analyse") analyse(connection, figure, message.id, message.text, message.knockout ?? [], message.whatIf ?? null);

@@ -66,30 +66,41 @@ class Figure:
         view._what_if = CachedForward(self.params, self.config)
         return view
 
-    def analyse(self, text, knockout=(), what_if=None):
-        """Tokenize ``text`` (str) and run the model on its last ``block_size`` tokens.
+    def tokenize(self, text):
+        """The tokens the figure shows for ``text`` (str), without running the model.
 
         Lone UTF-16 surrogates (possible in browser strings) become U+FFFD; only the last
-        ``MAX_TEXT_CHARS`` characters are used. What-ifs, never touching the live view's cache:
-        ``knockout``, (layer, head) pairs (1-based) whose attention output is zeroed (see ``predict``),
-        and ``what_if``, None or (layer, head, scale, mask): that head's matrix recomputed without the
-        division by sqrt(d_k) (``scale`` False) or without the causal mask (``mask`` False).
+        ``MAX_TEXT_CHARS`` characters are used, and only the last ``block_size`` tokens are shown.
         Returns a dict:
-            text: the text analysed (str), after those two steps;
+            text: the text, after those two steps (str);
             chars_dropped: characters cut from the front (int);
             ids: the shown token ids (list of int, at most block_size);
             labels: display text of each shown token (list of str, see ``labels``);
-            tokens_dropped: tokens before the shown ones (int);
-            attention: float32 [n_layer, n_head, T, T] probabilities, or None for empty text;
-            cache: what the KV cache behind these numbers did (``kv_cache.cache_summary``), or None
-                for empty text.
-        Raises ValueError for a knockout or what-if head outside the model.
+            tokens_dropped: tokens before the shown ones (int).
         """
         chars_dropped = max(0, len(text) - MAX_TEXT_CHARS)
         text = LONE_SURROGATE.sub("\ufffd", text[chars_dropped:])
         ids = self.tokenizer.encode(text)
         tokens_dropped = max(0, len(ids) - self.config.block_size)
         ids = ids[tokens_dropped:]
+        return {"text": text, "chars_dropped": chars_dropped, "ids": ids, "labels": [self.labels[i] for i in ids],
+                "tokens_dropped": tokens_dropped}
+
+    def analyse(self, text, knockout=(), what_if=None):
+        """Tokenize ``text`` (str, as ``tokenize`` does) and run the model on its shown tokens.
+
+        What-ifs, never touching the live view's cache: ``knockout``, (layer, head) pairs (1-based)
+        whose attention output is zeroed (see ``predict``), and ``what_if``, None or (layer, head,
+        scale, mask): that head's matrix recomputed without the division by sqrt(d_k) (``scale``
+        False) or without the causal mask (``mask`` False).
+        Returns ``tokenize``'s dict, and:
+            attention: float32 [n_layer, n_head, T, T] probabilities, or None for empty text;
+            cache: what the KV cache behind these numbers did (``kv_cache.cache_summary``), or None
+                for empty text.
+        Raises ValueError for a knockout or what-if head outside the model.
+        """
+        shown = self.tokenize(text)
+        ids = shown["ids"]
         run = self._run(ids, knockout)
         attention = run.attention() if ids else None
         if ids and what_if is not None:
@@ -97,15 +108,7 @@ class Figure:
             self._check_view(layer, head, 0)
             attention[layer - 1, head - 1] = what_if_head(run.queries[layer - 1][head - 1], run.present[layer - 1][0][head - 1],
                                                           scale, mask)
-        return {
-            "text": text,
-            "chars_dropped": chars_dropped,
-            "ids": ids,
-            "labels": [self.labels[i] for i in ids],
-            "tokens_dropped": tokens_dropped,
-            "attention": attention,
-            "cache": cache_summary(self.config, len(ids), run.reused) if ids else None,
-        }
+        return {**shown, "attention": attention, "cache": cache_summary(self.config, len(ids), run.reused) if ids else None}
 
     def explain(self, layer, head, token, scale=True, mask=True, knockout=()):
         """The math of one attention row of the last text analysed (``explain.explain_row``).
