@@ -151,3 +151,19 @@ def test_events_carry_the_state(playwright, tmp_path):
         page.wait_for_function("() => window.seen.at(-1) === 'Alice ran'", timeout=WAIT_MS)
         seen = page.evaluate("window.seen")
         assert seen.count("ready") == 1 and seen.index("ready") < seen.index("Alice ran")
+
+
+def test_without_shared_workers_one_dedicated_worker_serves_the_page(playwright, tmp_path, figure):
+    """Where the browser has no SharedWorker (Chrome for Android), the page's figures share one
+    dedicated worker."""
+    body = "".join(f'<attention-live text="{text}"></attention-live>' for text in TEXTS[:2])
+    with course_site(tmp_path, {"two.html": body}) as url, browser_context(playwright, viewport={"width": 1000, "height": 3000}) as context:
+        page = context.new_page()
+        page.add_init_script("delete window.SharedWorker")
+        page.goto(url + "/two.html")
+        page.evaluate("() => Promise.all([...document.querySelectorAll('attention-live')].map((figure) => figure.ready))")
+        states = page.evaluate("() => [...document.querySelectorAll('attention-live')].map((figure) => figure.state())")
+        assert [s["runtime"]["kind"] for s in states] == ["dedicated", "dedicated"] and states[0]["runtime"]["id"] == states[1]["runtime"]["id"]
+        assert len(page.workers) == 1 and page.workers[0].url.endswith("/worker.js")
+        for state, text in zip(states, TEXTS):
+            assert_matches_cpython(state, figure, text)
