@@ -129,7 +129,7 @@ export class AttentionFigure {
       layer: 1, head: 1, token: 0, preview: null, panels: Object.fromEntries(PANEL_NAMES.map((name) => [name, false])),
       whatIf: { scale: true, mask: true }, knockout: [],
     });
-    this.queue = { text: "", newest: null, requested: 0, shown: 0, busy: false, waiters: [] };
+    this.queue = { text: "", requested: 0, shown: 0, waiters: [] }; // the texts given (requested) and shown, by number
     this.announcer = createAnnouncer(this.el.announcer);
     this.answers = createAnswers(() => [this.view.result, this.viewState.get()], (kind) => this.onAnswer(kind));
     this.channel = null; // this figure's channel to Python, once it runs
@@ -200,7 +200,7 @@ export class AttentionFigure {
    * drawn); each answer redraws the views (answers.js drops one for an older view). */
   askPython(state) {
     const { result } = this.view;
-    if (!this.channel || !result || result.precomputed || result.ids.length === 0 || this.queue.busy) return;
+    if (!this.channel || !result || result.precomputed || result.ids.length === 0 || this.channel.busy) return;
     if (state.panels.math) this.answers.ask("explain", this.channel, result, state);
     if (state.panels.next) this.answers.ask("predict", this.channel, result, state);
   }
@@ -386,47 +386,38 @@ export class AttentionFigure {
     requestAnimationFrame(() => performance.measure(`attention-live:${name}`, { start: inputTime, end: performance.now() }));
   }
 
-  /* Coalescing: while one text is computed, only the newest edit waits; stale results are never drawn. */
-  async pump() {
-    const { queue } = this;
-    if (queue.busy || queue.newest === null || this.channel === null) return;
-    const { seq, text, inputTime } = queue.newest;
-    queue.newest = null;
-    queue.busy = true;
-    try {
-      const whatIfs = whatIfsOf(this.viewState.get());
-      const result = await this.channel.analyse(text, whatIfs);
-      Object.assign(result, whatIfs); // what the numbers are: the views repaint when it changes (heatmap.js)
-      if (seq === queue.requested) {
-        this.show(result);
-        if (inputTime !== undefined) this.measureUpdate(inputTime);
-        result.inputTime = inputTime; // for the math panel's own measure (askPython)
-        queue.shown = seq;
-        this.resolveWaiters();
-      }
-    } catch (error) {
-      if (seq === queue.requested) {
-        this.setStatus(`This text could not be analysed: ${error.message}`);
-        queue.shown = seq;
-        this.resolveWaiters();
-      }
-    } finally {
-      queue.busy = false;
-      if (queue.newest) this.pump();
-      else afterPaint().then(() => this.askPython(this.viewState.get())); // once the chips are on screen, the open panels' numbers
-      this.changed();
-    }
+  /* The channel's answer to the newest text (python-client.js: stale results are never delivered). */
+  onResult(result, { seq, inputTime, whatIfs }) {
+    Object.assign(result, whatIfs); // what the numbers are: the views repaint when it changes (heatmap.js)
+    this.show(result);
+    if (inputTime !== undefined) this.measureUpdate(inputTime);
+    result.inputTime = inputTime; // for the math panel's own measure (askPython)
+    this.queue.shown = seq;
+    this.resolveWaiters();
   }
 
+  onError(error, { seq }) {
+    this.setStatus(`This text could not be analysed: ${error.message}`);
+    this.queue.shown = seq;
+    this.resolveWaiters();
+  }
+
+  /* Python is free again: once the chips are on screen, the open panels' numbers. */
+  onIdle() {
+    afterPaint().then(() => this.askPython(this.viewState.get()));
+    this.changed();
+  }
+
+  /** Give the figure `text` (as the box holds it): computed by Python as soon as it is free, where
+   *  only the newest text waits (python-client.js). Resolves once it, or a newer one, is shown. */
   submit(text, inputTime = undefined) {
     const { queue } = this;
     if (this.state === "error") return Promise.reject(new Error(this.el.status.textContent));
     queue.text = text; // the text the figure was last given: what the box holds (intoBox)
     this.readerView = true;
     queue.requested += 1;
-    queue.newest = { seq: queue.requested, text, inputTime };
     const shown = this.whenShown(queue.requested);
-    this.pump();
+    this.channel?.submit({ seq: queue.requested, text, inputTime, whatIfs: () => whatIfsOf(this.viewState.get()) });
     return shown;
   }
 
@@ -740,7 +731,7 @@ export class AttentionFigure {
       } finally {
         stopListening();
       }
-      this.channel = python.figure();
+      this.channel = this.openChannel();
       await this.submit(this.el.text.value);
       this.setState("ready");
       performance.mark("attention-live:live");
@@ -847,6 +838,10 @@ export class AttentionFigure {
     }
   }
 
+  openChannel() {
+    return this.options.python.figure({ onResult: (...a) => this.onResult(...a), onError: (...a) => this.onError(...a), onIdle: () => this.onIdle() });
+  }
+
   /** The figure is gone (its element removed): Python drops its view. */
   disconnect() {
     this.channel?.forget();
@@ -856,7 +851,7 @@ export class AttentionFigure {
   /** The figure is back (its element moved): a new view in Python, with the text shown. */
   reconnect() {
     if (this.state !== "ready" || this.channel) return;
-    this.channel = this.options.python.figure();
+    this.channel = this.openChannel();
     this.submit(this.queue.text).catch(() => {});
   }
 }

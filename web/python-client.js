@@ -1,5 +1,6 @@
 /* The page's side of the Python worker (worker.js), one for every figure of the page: request ids
- * mapped to promises (Pyodide's web-worker pattern), and each request tagged with the figure it is for.
+ * mapped to promises (Pyodide's web-worker pattern), each request tagged with the figure it is for,
+ * and each figure's texts coalesced (its newest edit wins, on its own).
  *
  *   figure A ─┐                        ┌─ SharedWorker "attention-live" (one per build, shared by this
  *   figure B ─┼─ PythonClient (page) ──┤   page, its same-origin iframes of the figure, other tabs)
@@ -95,18 +96,49 @@ export class PythonClient {
     return this.request({ type: "tokenize", text }).then((message) => message.value);
   }
 
-  /** A figure's own channel to Python: its own KV cache and what-ifs (worker.js), the model shared. */
-  figure() {
+  /** A figure's own channel to Python: its own KV cache and what-ifs (worker.js), the model shared.
+   *  Texts given with submit() are coalesced: while one is computed, only the newest waits, and a
+   *  result reaches `onResult(result, request)` only if no newer text was submitted meanwhile (else
+   *  nothing: stale results are never drawn); a failure reaches `onError(error, request)` likewise;
+   *  `onIdle()` is called when the last text is done. */
+  figure({ onResult, onError, onIdle }) {
     const number = this.nextFigure++;
+    const client = this;
     return {
+      busy: false, // a text is being computed
+      newest: null, // the request waiting: {seq, text, inputTime, whatIfs: () => {knockout, whatIf}}
+      latest: 0, // the seq of the newest request submitted
+      /** Compute `request.text` when Python is free (the newest request only). */
+      submit(request) {
+        this.latest = request.seq;
+        this.newest = request;
+        this.pump();
+      },
+      async pump() {
+        if (this.busy || this.newest === null) return;
+        const request = this.newest;
+        this.newest = null;
+        this.busy = true;
+        try {
+          request.whatIfs = request.whatIfs(); // the view's what-ifs when its computing starts
+          const result = await this.analyse(request.text, request.whatIfs);
+          if (request.seq === this.latest) onResult(result, request);
+        } catch (error) {
+          if (request.seq === this.latest) onError(error, request);
+        } finally {
+          this.busy = false;
+          if (this.newest) this.pump();
+          else onIdle();
+        }
+      },
       /** Tokens and attention of `text` (a string, passed as data), with the heads of `knockout`
        *  ([[layer, head], ...], 1-based) knocked out and `whatIf` ({layer, head, scale, mask} or null)
        *  applied to that head. Resolves with the worker's result. */
-      analyse: (text, { knockout = [], whatIf = null } = {}) => this.request({ type: "analyse", figure: number, text, knockout, whatIf }),
+      analyse: (text, { knockout = [], whatIf = null } = {}) => client.request({ type: "analyse", figure: number, text, knockout, whatIf }),
       /** Ask Python for `type` ("explain" or "predict", see worker.js) with `fields`; resolves with its answer. */
-      ask: (type, fields) => this.request({ ...fields, type, figure: number }).then((message) => message.value),
+      ask: (type, fields) => client.request({ ...fields, type, figure: number }).then((message) => message.value),
       /** The figure is gone: its view in Python is dropped. */
-      forget: () => this.port?.postMessage({ type: "forget", figure: number }),
+      forget: () => client.port?.postMessage({ type: "forget", figure: number }),
     };
   }
 
