@@ -176,10 +176,37 @@ def read_results(path):
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line] if path.exists() else []
 
 
+def run_summaries(records):
+    """One row per run (Markdown), in the order judged: its settings, checkpoints judged, validation
+    at its last checkpoint, and the spread from step 1,000 on of its claim-1 head's share on «Alice»,
+    layer 1's largest weight and the held-out rate; then how many of its checkpoints met every bound."""
+    runs = {}
+    for record in records:
+        runs.setdefault(record["run"]["name"], []).append(record)
+    lines = ["| P | entropy W | seed | dropout | steps | checkpoints | last validation | «Alice», step ≥ 1,000 | layer 1: largest | held out | all bounds met |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for checkpoints in runs.values():
+        run = checkpoints[0]["run"]
+        late = [r for r in checkpoints if r["step"] >= 1000] or checkpoints
+        spread = lambda values, form: f"{form(min(values))}–{form(max(values))}"  # noqa: E731
+        last = max(checkpoints, key=lambda r: r["step"])
+        stopped = f" (stopped at {last['step']:,})" if run.get("stopped") else ""
+        lines.append(f"| {run['l1_attention_drop']} | {run.get('l2_attention_entropy', 0.0)} | {run['seed']} | {run['dropout']} | "
+                     f"{run['steps']:,}{stopped} | "
+                     f"{len(checkpoints)} | {last['validation']:.3f} | "
+                     f"{spread([r['focused']['alice'] for r in late], lambda x: f'{x:.1%}')} | "
+                     f"{spread([r['diffuse']['largest'] for r in late], lambda x: f'{x:.1%}')} | "
+                     f"{spread([r['held_out'] for r in late], lambda x: f'{x:.0%}')} | "
+                     f"{sum(all(meets(r).values()) for r in checkpoints)} |")
+    return lines
+
+
 def report(records):
-    """The model card's sweep table, every judged checkpoint in the order judged, then the choice."""
+    """The model card's sweep tables: one row per run, then every judged checkpoint in the order
+    judged, then the choice."""
     if not records:
         sys.exit("no judged checkpoints yet")
+    print("\n".join(run_summaries(records)) + "\n")
     print("| P | entropy W | seed | dropout | steps | checkpoint | validation | claim-1 head: «Alice» / «and» / «Queen» | layer 1: largest | held out | bounds met |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for record in records:
