@@ -119,5 +119,7 @@ def test_the_einsum_path_of_the_browser_gives_the_same_numbers(model, monkeypatc
     reference = gpt(ids, params, config, logits=True)
     monkeypatch.setattr(model_module, "NO_BLAS", True)
     browser = gpt(ids, params, config, logits=True)
-    assert_close(browser.attention, reference.attention, 1e-6, "attention, einsum against @")
+    # the two paths add the same float32 products in different orders: scores can differ by ~1e-5
+    # where large terms cancel (test_explain's bound), and a probability moves by at most a quarter of that
+    assert_close(browser.attention, reference.attention, 5e-6, "attention, einsum against @")
     assert_close(browser.logits, reference.logits, 1e-4, "logits, einsum against @")
