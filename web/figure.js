@@ -744,7 +744,7 @@ export class AttentionFigure {
   }
 
   /* Draw the default view from build.json before Python runs, and the controls for its model. */
-  async showManifest(manifest) {
+  showManifest(manifest) {
     const { el } = this;
     const { config, default_view: defaultView } = manifest; // its text is already in the box (build.py put it there)
     this.view.config = config;
@@ -778,8 +778,7 @@ export class AttentionFigure {
       this.queue.text = defaultView.text;
       this.showPrecomputed(defaultView, config);
     }
-    await afterPaint();
-    performance.mark("attention-live:first-paint");
+    afterPaint().then(() => performance.mark("attention-live:first-paint")); // Python starts meanwhile
   }
 
   /** build.json and the first paint, once: resolves to false where build.json could not be had (the
@@ -795,7 +794,7 @@ export class AttentionFigure {
       } finally {
         this.preparing = null;
       }
-      await this.showManifest(this.manifest);
+      this.showManifest(this.manifest);
       return true;
     })();
     return this.preparing;
