@@ -167,3 +167,16 @@ def test_without_shared_workers_one_dedicated_worker_serves_the_page(playwright,
         assert len(page.workers) == 1 and page.workers[0].url.endswith("/worker.js")
         for state, text in zip(states, TEXTS):
             assert_matches_cpython(state, figure, text)
+
+
+def test_a_closed_page_gives_its_figures_back(playwright, tmp_path):
+    """Python (shared by the tabs of the build) stops serving a page's figures when the page goes."""
+    pages = {"a.html": '<attention-live text="Alice"></attention-live>', "b.html": '<attention-live text="The Queen"></attention-live>'}
+    with course_site(tmp_path, pages) as url, browser_context(playwright) as context:
+        first, second = context.new_page(), context.new_page()
+        for page, name in ((first, "a.html"), (second, "b.html")):
+            page.goto(f"{url}/{name}")
+            page.evaluate("() => document.querySelector('attention-live').ready")
+        first.wait_for_function("() => document.querySelector('attention-live').state().runtime.figures === 2", timeout=WAIT_MS)
+        second.close()
+        first.wait_for_function("() => document.querySelector('attention-live').state().runtime.figures === 1", timeout=WAIT_MS)

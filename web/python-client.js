@@ -25,6 +25,10 @@ export class PythonClient {
     this.attempts = 0;
     this.runtime = null; // {id, kind, figures, memory} once Python runs: memory the bytes of its wasm memory
     this.running = new Promise((resolve) => { this.markRunning = resolve; }); // resolves when Python first runs
+    this.figures = new Set(); // the numbers of this page's figures that Python serves
+    // a page going away drops its figures' views (no element is disconnected then); one that comes
+    // back from the back-forward cache gets new views on its next request (worker.js makes them)
+    addEventListener("pagehide", () => { for (const number of this.figures) this.port?.postMessage({ type: "forget", figure: number }); });
   }
 
   /** Start Python (once; again after a failed start), from `base` (the build's folder URL) and
@@ -104,6 +108,7 @@ export class PythonClient {
   figure({ onResult, onError, onIdle }) {
     const number = this.nextFigure++;
     const client = this;
+    this.figures.add(number);
     return {
       busy: false, // a text is being computed
       newest: null, // the request waiting: {seq, text, inputTime, whatIfs: () => {knockout, whatIf}}
@@ -138,7 +143,10 @@ export class PythonClient {
       /** Ask Python for `type` ("explain" or "predict", see worker.js) with `fields`; resolves with its answer. */
       ask: (type, fields) => client.request({ ...fields, type, figure: number }).then((message) => message.value),
       /** The figure is gone: its view in Python is dropped. */
-      forget: () => client.port?.postMessage({ type: "forget", figure: number }),
+      forget: () => {
+        client.figures.delete(number);
+        client.port?.postMessage({ type: "forget", figure: number });
+      },
     };
   }
 
