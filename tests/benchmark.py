@@ -163,7 +163,6 @@ def measure_figures(playwright, runs):
              "five.html": element.format(FIGURE_TEXTS[0]) + '<div style="height: 8000px"></div>'
                           + "".join(element.format(t) for t in FIGURE_TEXTS[1:])}
     measured = {name: [] for name in ("one_ms", "four_ms", "five_above_fold_ms", "add_element_ms", "add_iframe_ms", "memory_one_mb", "memory_four_mb")}
-    first = "document.querySelector('attention-live')"
     with tempfile.TemporaryDirectory() as folder, course_site(Path(folder), pages) as url:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=MEMORY_ARGS)
         for run in range(runs):
@@ -175,7 +174,7 @@ def measure_figures(playwright, runs):
                 page.wait_for_function("n => window.readyTimes.length >= n", arg=count, timeout=120_000)
                 measured[key].append(page.evaluate("n => window.readyTimes[n - 1]", count))
                 if name != "five.html":
-                    measured[f"memory_{name.removesuffix('.html')}_mb"].append(memory_mb(page, first))
+                    measured[f"memory_{name.removesuffix('.html')}_mb"].append(memory_mb(page))
                 if name == "one.html":
                     for i, text in enumerate(FIGURE_TEXTS[1:]):
                         measured["add_element_ms"].append(page.evaluate(ADD_ELEMENT, text))

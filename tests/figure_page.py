@@ -178,13 +178,17 @@ def check_view(figure_page, figure, laid_out=True):
     return state
 
 
-def memory_mb(page, figure="window.attentionLive"):
-    """Main-thread JS heap plus the Python worker's wasm memory (as its last result reported it to
-    ``figure``, a JS expression for a figure's API: ``state().runtime.memory``), in MB (10^6 bytes),
-    after a forced garbage collection; needs a browser launched with MEMORY_ARGS."""
+def memory_mb(page):
+    """Main-thread JS heap plus the wasm memory of the worker running Python (a SharedWorker, reached
+    through CDP: PythonWorker), in MB (10^6 bytes), after a forced garbage collection; needs a browser
+    launched with MEMORY_ARGS, with one page's Python running."""
     page.evaluate("() => window.gc()")
     heap = page.evaluate("() => performance.memory.usedJSHeapSize")
-    wasm = page.evaluate(f"() => {figure}.state().runtime.memory")
+    worker = PythonWorker(page)
+    try:
+        wasm = worker.evaluate("() => pyodide._module.HEAPU8.length")
+    finally:
+        worker.close()
     return (heap + wasm) / 1e6
 
 

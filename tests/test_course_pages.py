@@ -150,7 +150,7 @@ def test_a_same_document_link(figure_in_context, playwright, origin, figure):
     figure_page.wait_until("() => !window.attentionLive.state().whatIf.scale", None)
     second = {"text": TEXT, "layer": 2, "head": 4, "token": 3, "panels": "matrix"}
     page.goto(f"{origin}/#{urlencode(second, quote_via=quote)}")  # the same page: only the fragment differs
-    figure_page.wait_until("t => window.attentionLive.state().text === t", TEXT)
+    figure_page.wait_until("t => window.attentionLive.state().text === t && window.attentionLive.state().ids.length > 0", TEXT)
     state = check_view(figure_page, figure)
     assert (state["layer"], state["head"], state["token"], state["panels"]["matrix"]) == (2, 4, 2, True)
     assert state["whatIf"] == {"scale": True, "mask": True} and not state["panels"]["math"]
@@ -160,7 +160,7 @@ def test_a_same_document_link(figure_in_context, playwright, origin, figure):
     page.go_back()  # the second link again
     figure_page.wait_until("() => window.attentionLive.state().head === 4 && window.attentionLive.state().token === 2", None)
     page.go_back()  # the first
-    figure_page.wait_until("t => window.attentionLive.state().text === t", "Alice said nothing.")
+    figure_page.wait_until("t => window.attentionLive.state().text === t && window.attentionLive.state().ids.length > 0", "Alice said nothing.")
     state = check_view(figure_page, figure)
     assert (state["layer"], state["head"], state["panels"]["matrix"]) == (1, 2, False)
     assert state["token"] == len(figure.analyse("Alice said nothing.")["ids"]) - 1  # no token in the link: the last, as a fresh load
@@ -174,7 +174,7 @@ def test_a_same_document_link(figure_in_context, playwright, origin, figure):
         host.evaluate("f => { const frame = document.querySelector('iframe'); frame.src = frame.src.split('#')[0] + '#' + f; }",
                       urlencode({"text": "The Queen said no.", "head": 1}, quote_via=quote))
         frame = FigurePage(frame_named(host, "figure"))
-        frame.wait_until("t => window.attentionLive.state().text === t", "The Queen said no.")
+        frame.wait_until("t => window.attentionLive.state().text === t && window.attentionLive.state().ids.length > 0", "The Queen said no.")
         assert check_view(frame, figure)["head"] == 1
 
 
@@ -360,7 +360,8 @@ def test_chatty_messages(playwright, origin):
         seconds = time.monotonic() - started
         times = page.evaluate("ofType('figure', 'attention-live:state').map(m => m.at)")
         assert len(times) <= seconds / 0.2 + 2, (len(times), seconds)
-        assert all(b - a >= 190 for a, b in zip(times, times[1:])), times
+        # times are when the host received them: 25 ms for delivery jitter on a loaded 2-core machine
+        assert all(b - a >= 175 for a, b in zip(times, times[1:])), times
 
 
 @pytest.mark.parametrize("width", [320, 360])

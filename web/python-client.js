@@ -23,7 +23,7 @@ export class PythonClient {
     this.progressListeners = new Set();
     this.started = null; // the Promise of the current start
     this.attempts = 0;
-    this.runtime = null; // {id, kind, figures, memory} once Python runs: memory the bytes of its wasm memory
+    this.runtime = null; // {id, kind, figures} once Python runs
     this.running = new Promise((resolve) => { this.markRunning = resolve; }); // resolves when Python first runs
     this.figures = new Set(); // the numbers of this page's figures that Python serves
     // a page going away drops its figures' views (no element is disconnected then); one that comes

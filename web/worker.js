@@ -23,7 +23,6 @@
  *                                                      step (ms since the epoch, for the pages' timings)
  *                {type: "runtime", figures}            to every connection, whenever the number of figures
  *                                                      served changes
- *                {type: "runtime", memory}             with each result: the bytes of Python's wasm memory
  *                {type: "result", id, text, ids, labels, tokensDropped, charsDropped, cache,
  *                 attention: Float32Array, shape: [n_layer, n_head, T, T]}  (attention transferred)
  *                {type: "answer", id, value}           explain's, predict's or tokenize's dict as plain objects; numpy
@@ -214,7 +213,6 @@ function analyse(connection, figure, id, text, knockout, whatIf) {
       attention: attention.data, shape: attention.shape, cache: takePlain(result.get("cache")),
       tokensDropped: result.get("tokens_dropped"), charsDropped: result.get("chars_dropped"),
     }, [attention.data.buffer]);
-    connection.postMessage({ type: "runtime", memory: pyodide._module.HEAPU8.length });
   } finally {
     result.destroy();
   }
