@@ -96,7 +96,10 @@ def test_lone_utf_16_surrogate_from_the_browser(browser_page, figure):
         box.dispatchEvent(new Event('input'));
     }""")
     figure_page.wait_until("t => window.attentionLive.state().text === t", "x\ufffdy")
+    assert figure_page.page.evaluate("document.getElementById('text').value") == "x\ufffdy"
     check_view(figure_page, figure)
+    # The link is written from the box (a lone surrogate made encodeURIComponent throw: "URI malformed")
+    figure_page.wait_until("start => location.hash.startsWith(start)", "#text=x%EF%BF%BDy&")
 
 
 def test_control_characters(browser_page, figure):

@@ -15,7 +15,7 @@ import { createAnswers } from "./answers.js";
 import { exportFigure } from "./export.js";
 import { afterPaint } from "./frames.js";
 import { createViewState } from "./state.js";
-import { BOX_MAX_CHARS, boxed } from "./text-box.js";
+import { BOX_MAX_CHARS, boxed, isWellFormed } from "./text-box.js";
 import { linkFor } from "./url-state.js";
 import { drawChoices, drawTokens, drawWeights, enableChipKeys, markChoice, markReused } from "./views/chips.js";
 import { drawLegend } from "./views/colour.js";
@@ -822,7 +822,8 @@ export class AttentionFigure {
     el.text.addEventListener("paste", (event) => this.insertCapped(event, event.clipboardData));
     el.text.addEventListener("drop", (event) => this.insertCapped(event, event.dataTransfer));
     el.text.addEventListener("input", (event) => {
-      if (el.text.value.length > BOX_MAX_CHARS) this.intoBox(el.text.value); // typed past the cap: the front goes
+      const { value } = el.text;
+      if (value.length > BOX_MAX_CHARS || !isWellFormed(value)) this.intoBox(value); // past the cap (the front goes) or a lone surrogate (U+FFFD)
       else this.box.cut = false;
       this.typed(event.timeStamp);
     });

@@ -4,6 +4,10 @@
  *  a box holding megabytes makes every keystroke cost seconds. */
 export const BOX_MAX_CHARS = 20000;
 
+/* A high surrogate not followed by a low one, or a low one not after a high one (String.prototype
+ * .isWellFormed, which older browsers lack). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
 /** `text` as a text box holds it, which is how the figure takes every text, wherever it comes from
  *  (typing, pasting, setText, a link, an attribute, a message), so that state().text, the box and the
  *  chips always describe the same string: a text box turns "\r\n" and "\r" into "\n" (HTML's newline
@@ -11,8 +15,15 @@ export const BOX_MAX_CHARS = 20000;
  *  tokenizer maps it). Python itself keeps "\r": the ids and labels of a text given to Figure.analyse. */
 const scratchBox = document.createElement("textarea"); // never shown
 export function asInBox(text) {
-  scratchBox.value = typeof text.toWellFormed === "function" ? text.toWellFormed() : text;
+  scratchBox.value = text.replace(LONE_SURROGATE, "\uFFFD");
   return scratchBox.value;
+}
+
+/** Whether `text` has no lone UTF-16 surrogate. A text box keeps one that a script or an input method
+ *  puts there, and encodeURIComponent (the link) throws on it. */
+export function isWellFormed(text) {
+  LONE_SURROGATE.lastIndex = 0;
+  return !LONE_SURROGATE.test(text);
 }
 
 /** `text` as the box holds it (asInBox), at most its last BOX_MAX_CHARS characters (code points):
