@@ -153,6 +153,39 @@ def test_events_carry_the_state(playwright, tmp_path):
         assert seen.count("ready") == 1 and seen.index("ready") < seen.index("Alice ran")
 
 
+def test_change_events_are_throttled_and_cost_nothing_unread(playwright, tmp_path):
+    """attention-live:change comes at most every 200 ms while typing, and its detail (state(), with
+    every T x T matrix) is computed only for a listener that reads it, once for all of them."""
+    with course_site(tmp_path, {"typing.html": '<attention-live text="Alice"></attention-live>'}) as url, browser_context(playwright) as context:
+        page = context.new_page()
+        page.goto(url + "/typing.html")
+        page.evaluate("""() => {
+            const figure = document.querySelector('attention-live');
+            window.events = [];
+            window.computed = 0;
+            window.uncounted = figure.figure.api.state; // for the test's own waits
+            figure.figure.api.state = () => { window.computed += 1; return window.uncounted(); };
+            document.addEventListener('attention-live:change', () => window.events.push(performance.now()));
+            return figure.ready;
+        }""")
+        page.locator("attention-live textarea").press("End")
+        page.locator("attention-live textarea").press_sequentially(" and then she ran away", delay=20)
+        page.wait_for_function("() => window.uncounted().text === 'Alice and then she ran away'", timeout=WAIT_MS)
+        page.wait_for_function("() => window.events.length > 0 && performance.now() - window.events.at(-1) > 250", timeout=WAIT_MS)
+        times = page.evaluate("window.events")
+        assert len(times) >= 2 and all(b - a >= 199 for a, b in zip(times, times[1:])), times  # timers: never early
+        assert page.evaluate("window.computed") == 0  # no listener read a detail
+
+        page.evaluate("""() => {
+            window.computed = 0;
+            window.details = [];
+            for (const listener of [1, 2]) document.addEventListener('attention-live:change', (event) => window.details.push(event.detail.text));
+            return document.querySelector('attention-live').setText('The Queen');
+        }""")
+        page.wait_for_function("() => window.details.at(-1) === 'The Queen'", timeout=WAIT_MS)
+        assert page.evaluate("[window.details.length % 2, window.computed === window.details.length / 2]") == [0, True]
+
+
 def test_without_shared_workers_one_dedicated_worker_serves_the_page(playwright, tmp_path, figure):
     """Where the browser has no SharedWorker (Chrome for Android), the page's figures share one
     dedicated worker."""

@@ -27,6 +27,7 @@ import { AttentionFigure } from "./figure.js";
 import { fetchManifest } from "./manifest.js";
 import { pythonFor } from "./python-client.js";
 import { asInBox } from "./text-box.js";
+import { throttled } from "./throttle.js";
 import { readLink } from "./url-state.js";
 
 const buildFolder = new URL("./", import.meta.url).href; // this build's files (see build.py)
@@ -50,6 +51,24 @@ function addStyles() {
 function fragmentOf(element) {
   const params = ATTRIBUTES.filter((name) => element.hasAttribute(name)).map((name) => `${name}=${encodeURIComponent(element.getAttribute(name))}`);
   return `#${params.join("&")}`;
+}
+
+/* attention-live:change, whose detail is the figure's state(), computed when a listener first reads
+ * it (during the event: the state the event announces): a page with no listener pays nothing for
+ * the T × T matrices it holds. */
+class ChangeEvent extends Event {
+  #figure;
+  #state = null;
+
+  constructor(figure) {
+    super("attention-live:change", { bubbles: true });
+    this.#figure = figure;
+  }
+
+  get detail() {
+    this.#state ??= this.#figure.api.state();
+    return this.#state;
+  }
 }
 
 export class AttentionLiveElement extends HTMLElement {
@@ -99,13 +118,8 @@ export class AttentionLiveElement extends HTMLElement {
       ...options,
     });
     this.figure = figure;
-    let timer = null;
-    figure.onChange(() => {
-      timer ??= setTimeout(() => {
-        timer = null;
-        this.dispatchEvent(new CustomEvent("attention-live:change", { bubbles: true, detail: figure.api.state() }));
-      }, CHANGE_MS);
-    });
+    const changes = throttled(CHANGE_MS, () => this.dispatchEvent(new ChangeEvent(figure)));
+    figure.onChange(() => changes.changed());
     return figure;
   }
 

@@ -22,6 +22,7 @@
  */
 
 import { drawn } from "./frames.js";
+import { throttled } from "./throttle.js";
 
 const PREFIX = "attention-live:";
 const STATE_MS = 200; // state messages at most this often: each holds the whole T × T matrix
@@ -51,8 +52,7 @@ export function startEmbedding(api, options) {
   const parent = window.parent;
   const embedded = parent !== window;
   let hostOrigin = null; // the parent's origin, once a message from it has said so
-  let stateTimer = null; // a state message waiting for STATE_MS to pass since the last one
-  let stateSentAt = -Infinity;
+  const stateChanges = throttled(STATE_MS, () => sendState(true));
   let stateSent = null; // the JSON of the last state sent by changed(): an unchanged state is not sent again
 
   /* The parent's origin, where the browser tells: Chromium's and Safari's ancestorOrigins, the origin
@@ -84,7 +84,7 @@ export function startEmbedding(api, options) {
     const json = JSON.stringify(state);
     if (onlyIfChanged && json === stateSent) return true;
     stateSent = json;
-    stateSentAt = performance.now();
+    stateChanges.sent();
     for (const origin of targets) parent.postMessage({ type: `${PREFIX}state`, state }, origin);
     return true;
   }
@@ -141,11 +141,7 @@ export function startEmbedding(api, options) {
     changed() {
       if (!embedded) return;
       if (!drawn()) sendHeight(); // where frames are drawn, the ResizeObserver says it
-      if (stateTimer !== null || options.origins.length === 0) return;
-      stateTimer = setTimeout(() => {
-        stateTimer = null;
-        sendState(true);
-      }, Math.max(0, stateSentAt + STATE_MS - performance.now()));
+      if (options.origins.length > 0) stateChanges.changed();
     },
   };
 }
