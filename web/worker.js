@@ -72,9 +72,9 @@ function progress(stage) {
  * the scripts through the checked fetch first (counted, checked, into the HTTP cache) and only then
  * through importScripts, which blocks this worker while it downloads (on a slow phone network, for
  * minutes: no progress, no answer) and which the checked fetch does not see; Python is
- * restored from the snapshot (made at build time by snapshot.mjs) instead of started, and numpy and
- * micropip load as part of it; micropip installs the figure's wheel; every download's check must
- * have passed before the figure says it is ready. */
+ * restored from the snapshot (made at build time by snapshot.mjs) instead of started, and numpy
+ * loads as part of it; the figure's wheel, downloaded meanwhile, is unpacked into site-packages;
+ * every download's check must have passed before the figure says it is ready. */
 async function init(base, manifest) {
   let stage = "python";
   total = manifest.startup.reduce((sum, path) => sum + manifest.files[path].bytes, 0);
@@ -87,6 +87,8 @@ async function init(base, manifest) {
     fetchBytes(new URL(manifest.model, base)),
     fetchBytes(new URL(manifest.tokenizer, base)),
   ]);
+  const wheel = fetchBytes(new URL(manifest.wheel, base));
+  wheel.catch(() => {}); // reported where it is awaited, below
   files.catch(() => {}); // a failure is reported where it is awaited, below
   const snapshot = fetchGunzipped(new URL(manifest.snapshot, base));
   snapshot.catch(() => {}); // likewise, by loadPyodide
@@ -108,12 +110,10 @@ async function init(base, manifest) {
   stage = "package";
   progress(stage);
   await step("package", `the figure's Python package (${manifest.wheel})`, async () => {
-    const micropip = pyodide.pyimport("micropip");
-    try {
-      await micropip.install(new URL(manifest.wheel, base).href, { deps: false });
-    } finally {
-      micropip.destroy();
-    }
+    // A pure-Python wheel with no dependencies: unpacked into site-packages as an installer would
+    // (Pyodide's unpackArchive), without importing micropip
+    const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
+    pyodide.unpackArchive(await wheel, "whl", { extractDir: sitePackages });
   });
   const [modelBytes, tokenizerBytes] = await step("model", `the model (${manifest.model}, ${manifest.tokenizer})`, () => files);
   await step("figure", `the model in Python (attention_live.figure with ${manifest.model})`, () => {
