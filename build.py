@@ -30,6 +30,7 @@ import argparse
 import ast
 import base64
 import functools
+import gzip
 import hashlib
 import html
 import http.server
@@ -41,6 +42,7 @@ import subprocess
 import sys
 import tarfile
 import tomllib
+import urllib.parse
 import zipfile
 from pathlib import Path
 
@@ -319,6 +321,51 @@ def write_figure_template(page, out):
                    f"export default {json.dumps(markup, ensure_ascii=False)};\n", encoding="utf-8")
 
 
+ENCODINGS = (("br", ".br"), ("gzip", ".gz"))  # precompressed copies, best first (build.py serve's preference)
+LEAST_SAVING = 0.05  # a compressed copy is written only when it is at least this much smaller
+BROTLI = """
+const { brotliCompressSync, constants } = require("node:zlib");
+const { readFileSync, writeFileSync } = require("node:fs");
+for (let i = 1; i < process.argv.length; i += 2) {
+  const data = readFileSync(process.argv[i]);
+  writeFileSync(process.argv[i + 1], brotliCompressSync(data, { params: {
+    [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: data.length } }));
+}
+"""
+
+
+def write_compressed_copies(dist):
+    """Beside each file of ``dist`` that compresses, ``NAME.br`` (Brotli, quality 11, Node's zlib) and
+    ``NAME.gz`` (gzip, level 9, no timestamp), each only where it is at least LEAST_SAVING smaller:
+    what a host serves to a browser that accepts the encoding (``build.py serve`` does; nginx's
+    ``gzip_static``/``brotli_static`` and Caddy's ``precompressed`` do too). The browser decompresses,
+    so the bytes the page checks against build.json are the files' own. Each copy is kept in
+    ``.cache/compressed/`` under the sha256 of its file, so a rebuild compresses only what changed
+    (Brotli's top quality takes about 30 s for Pyodide's 10 MB wasm). Returns {path: {encoding: bytes}}."""
+    store = CACHE / "compressed"
+    store.mkdir(parents=True, exist_ok=True)
+    files = [p for p in sorted(dist.rglob("*")) if p.is_file() and p.suffix not in (".gz", ".br", ".zip", ".whl")]
+    digests = {path: sha256_of(path) for path in files}
+    missing = [path for path in files if not (store / f"{digests[path]}.gz").exists()]
+    for path in missing:
+        (store / f"{digests[path]}.gz").write_bytes(gzip.compress(path.read_bytes(), compresslevel=9, mtime=0))
+    missing = [path for path in files if not (store / f"{digests[path]}.br").exists()]
+    if missing:
+        arguments = [str(a) for path in missing for a in (path, store / f"{digests[path]}.br.part")]
+        print(f"$ node -e BROTLI ({len(missing)} files into {store}/)", flush=True)
+        subprocess.run(["node", "-e", BROTLI, *arguments], check=True)
+        for path in missing:
+            (store / f"{digests[path]}.br.part").replace(store / f"{digests[path]}.br")
+    written = {}
+    for path in files:
+        for encoding, suffix in ENCODINGS:
+            copy = store / f"{digests[path]}{suffix}"
+            if copy.stat().st_size <= (1 - LEAST_SAVING) * path.stat().st_size:
+                shutil.copyfile(copy, path.with_name(path.name + suffix))
+                written.setdefault(path.relative_to(dist).as_posix(), {})[encoding] = copy.stat().st_size
+    return written
+
+
 def write_element_script(out, folder):
     """The element's script at the top of dist/ (attention-live.js): a course page's one address for
     it, whatever the build; it loads the element of the build in ``folder``."""
@@ -373,7 +420,11 @@ def build(pyodide_dir=None, dist=DIST):
     write_entry_page(with_preloads(page, chunks), dist / "index.html", build_id)
     write_entry_page(with_preloads((ROOT / "web" / "embed.html").read_text(encoding="utf-8"), chunks), dist / "embed.html", build_id)
     write_element_script(dist / "attention-live.js", build_id)
-    print(f"built {dist} ({sum(f['bytes'] for f in files.values()):,} bytes, build {build_id})")
+    compressed = write_compressed_copies(dist)
+    brotli = sum(min(sizes.values()) for sizes in compressed.values())
+    print(f"built {dist} ({sum(f['bytes'] for f in files.values()):,} bytes, build {build_id}; "
+          f"{len(compressed)} files also precompressed, {brotli:,} bytes in Brotli instead of "
+          f"{sum((dist / path).stat().st_size for path in compressed):,})")
     return manifest
 
 
@@ -405,16 +456,48 @@ class StaticHandler(http.server.SimpleHTTPRequestHandler):
 
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **MIME_TYPES}
     extra_headers = {"Cross-Origin-Resource-Policy": "cross-origin", "Cross-Origin-Embedder-Policy": "require-corp"}
+    encoding = None  # the Content-Encoding of the response being sent
+
+    def send_head(self):
+        """The file, or its precompressed copy (write_compressed_copies) in the best encoding the
+        request's Accept-Encoding allows, sent with the file's own Content-Type."""
+        self.encoding = None
+        path = self.translate_path(self.path)
+        if os.path.isfile(path):
+            accepted = accepted_encodings(self.headers.get("Accept-Encoding", ""))
+            self.encoding = next((name for name, suffix in ENCODINGS if name in accepted and os.path.isfile(path + suffix)), None)
+        if self.encoding:
+            parts = urllib.parse.urlsplit(self.path)
+            self.path = parts._replace(path=parts.path + dict(ENCODINGS)[self.encoding]).geturl()
+        return super().send_head()
+
+    def guess_type(self, path):
+        return super().guess_type(path.removesuffix(dict(ENCODINGS)[self.encoding]) if self.encoding else path)
 
     def end_headers(self):
         in_a_build = re.match(r"/([^?#]*/)?[0-9a-f]{16}/", self.path)
         self.send_header("Cache-Control", "public, max-age=31536000, immutable" if in_a_build else "no-cache")
+        self.send_header("Vary", "Accept-Encoding")
+        if self.encoding:
+            self.send_header("Content-Encoding", self.encoding)
         for name, value in self.extra_headers.items():
             self.send_header(name, value)
         super().end_headers()
 
     def log_message(self, format, *args):
         pass
+
+
+def accepted_encodings(header):
+    """The content codings an Accept-Encoding header accepts (RFC 9110, 12.5.3), lower-case, without
+    those it refuses with q=0: ``accepted_encodings("gzip, br;q=0, zstd") == {"gzip", "zstd"}``."""
+    accepted = set()
+    for part in header.split(","):
+        name, *parameters = (piece.strip() for piece in part.split(";"))
+        weights = [p.split("=", 1)[1].strip() for p in parameters if p.lower().replace(" ", "").startswith("q=")]
+        if name and not (weights and re.fullmatch(r"0(\.0{0,3})?", weights[0])):
+            accepted.add(name.lower())
+    return accepted
 
 
 def make_server(port, directory=DIST, mime_types=None, headers=None):

@@ -7,7 +7,7 @@ through the User Timing API (see web/figure.js and web/python-client.js):
 * ``attention-live:first-paint``: the default sentence's figure is on screen (precomputed numbers);
 * ``attention-live:live``: the first live attention from Python is on screen (``data-state=ready``);
 * ``attention-live:worker:<step>`` (in the worker): the end of each loading step of web/worker.js,
-  for the start-up breakdown: pyodide.js loaded, Python restored with numpy and micropip, the
+  for the start-up breakdown: pyodide.js loaded, Python restored with numpy, the
   project wheel installed, the model downloaded, the Figure made, every download checked;
 * ``attention-live:update``: one measure per edit, from the input event's timestamp to the next
   animation frame after the new attention was drawn (so it includes waiting up to one frame,

@@ -1,13 +1,16 @@
 """build.py: it refuses any pinned piece whose hash differs from the official lock's, builds with a fresh
 Python (no setuptools, no wheel, no network once .cache/ is filled), and writes a wheel pip accepts."""
 
+import gzip
 import os
 import shutil
 import subprocess
 import sys
 import tomllib
+import urllib.request
 from pathlib import Path
 
+import brotli
 import pytest
 
 import build
@@ -110,3 +113,43 @@ def test_the_test_command_runs_the_tests_it_is_given():
     assert build.pytest_arguments(["-k", "embed"]) == [root, "-k", "embed"]  # "embed" is an expression, not a path
     assert build.pytest_arguments([]) == [root]
     assert build.pytest_arguments(["-k", "tests"]) == [root, "-k", "tests"]  # a folder's name as an expression
+
+
+def test_the_precompressed_copies_hold_the_files():
+    """Every ``.br`` and ``.gz`` beside a file of dist/ decompresses (with the brotli package and the
+    standard library's gzip, not the code that wrote them) to that file's bytes, and each is written
+    only where it saves at least 5%: Pyodide's wasm, for one, has both."""
+    copies = sorted(p for p in build.DIST.rglob("*") if p.suffix in (".br", ".gz") and p.name != "snapshot.bin.gz")
+    folder = build.build_folder()
+    assert {folder / "pyodide" / f"pyodide.asm.wasm{suffix}" for suffix in (".br", ".gz")} <= set(copies)
+    assert not (folder / "pyodide" / "python_stdlib.zip.br").exists()  # a zip: nothing to gain
+    for copy in copies:
+        original = copy.with_suffix("")
+        data = brotli.decompress(copy.read_bytes()) if copy.suffix == ".br" else gzip.decompress(copy.read_bytes())
+        assert data == original.read_bytes(), copy
+        assert copy.stat().st_size <= 0.95 * original.stat().st_size, copy
+
+
+@pytest.mark.parametrize("accept, encoding", [
+    ("gzip, deflate, br, zstd", "br"),  # Chromium's
+    ("gzip, deflate", "gzip"),
+    ("br;q=0, gzip", "gzip"),
+    ("BR ; q=0.5", "br"),
+    ("identity", None),
+    ("", None),
+])
+def test_serve_sends_the_encoding_the_browser_accepts(origin, accept, encoding):
+    path = f"/{build.build_folder().name}/pyodide/pyodide.asm.wasm"
+    request = urllib.request.Request(origin + path, headers={"Accept-Encoding": accept})
+    with urllib.request.urlopen(request) as response:
+        body, headers = response.read(), response.headers
+    assert headers["Content-Type"] == "application/wasm" and headers["Vary"] == "Accept-Encoding"
+    assert headers["Content-Encoding"] == encoding
+    suffix = {"br": ".br", "gzip": ".gz", None: ""}[encoding]
+    assert body == (build.DIST / path.lstrip("/")).with_name(f"pyodide.asm.wasm{suffix}").read_bytes()
+
+
+def test_serve_sends_a_file_without_a_copy_as_it_is(origin):
+    path = f"/{build.build_folder().name}/pyodide/python_stdlib.zip"
+    with urllib.request.urlopen(urllib.request.Request(origin + path, headers={"Accept-Encoding": "br, gzip"})) as response:
+        assert response.headers["Content-Encoding"] is None and response.read() == (build.DIST / path.lstrip("/")).read_bytes()
