@@ -447,6 +447,7 @@ class SlowLink(build.StaticHandler):
     as a phone's network is: every connection's bytes wait their turn in one token bucket."""
 
     bits_per_second, round_trip_s = 1.6e6, 0.15
+    requested = []  # the file name of each request, in order
     lock = threading.Lock()
     next_free = 0.0
 
@@ -454,6 +455,7 @@ class SlowLink(build.StaticHandler):
         pass
 
     def send_head(self):
+        type(self).requested.append(self.path.split("?")[0].rsplit("/", 1)[-1])
         time.sleep(self.round_trip_s)  # the network's delay, in the server's thread
         return super().send_head()
 
@@ -466,9 +468,22 @@ class SlowLink(build.StaticHandler):
             outputfile.write(chunk)
 
 
+def test_a_fast_network_starts_python_from_its_snapshot(playwright):
+    """The other side of test_a_phone_s_network: where the memory snapshot arrives sooner than the
+    time it saves (here a local link at 1 Gbps), the worker fetches it before the figure is live."""
+    handler = type("Link", (SlowLink,), {"bits_per_second": 1e9, "round_trip_s": 0.0, "next_free": 0.0, "requested": []})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(build.DIST)))
+    with serving(server) as url, browser_context(playwright) as context:
+        figure_page = FigurePage(context.new_page())
+        figure_page.open(url + "/")
+        figure_page.page.wait_for_selector("html[data-offline]", state="attached")
+    requested = handler.requested
+    assert "sw.js" in requested and "snapshot.bin.gz" in requested[:requested.index("sw.js")], " ".join(requested)
+
+
 @pytest.mark.parametrize("bits_per_second", [1.6e6, 4e5], ids=["slow 4G", "400 kbps"])
 def test_a_phone_s_network(playwright, figure, bits_per_second):
-    handler = type("Link", (SlowLink,), {"bits_per_second": bits_per_second, "next_free": 0.0})
+    handler = type("Link", (SlowLink,), {"bits_per_second": bits_per_second, "next_free": 0.0, "requested": []})
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(build.DIST)))
     with serving(server) as url, browser_context(playwright) as context:
         context.add_init_script("""
@@ -489,3 +504,8 @@ def test_a_phone_s_network(playwright, figure, bits_per_second):
         assert "error" not in page.evaluate("window.states")
         check_view(figure_page, figure)
         watch.check()
+    # Python started without its 6.3 MB memory snapshot (it would have taken longer to arrive than it
+    # saves): no request for it came before the offline copy's service worker (sw.js), registered once
+    # the figure was live
+    requested = handler.requested
+    assert "sw.js" in requested and "snapshot.bin.gz" not in requested[:requested.index("sw.js")], requested

@@ -67,8 +67,29 @@ function progress(stage) {
   broadcast({ type: "progress", stage, downloaded: bytes, total });
 }
 
+/* Python's memory snapshot (made by snapshot.mjs) lets Python start about SNAPSHOT_SAVES_MS sooner
+ * than a plain start (measured on this project's 2-core machine: docs/benchmark.md), once its 6.3 MB
+ * have arrived; over a phone's network they take several seconds. So it is used where it is stored
+ * (the offline copy sw.js made on an earlier visit), or where it would arrive within that time,
+ * judged by the downloads that came before it (`probes`: their URLs): their bytes on the wire over
+ * the time from the first request to the last byte (Resource Timing), the link's throughput as this
+ * visit has seen it. Downloads from the HTTP cache (transferSize 0) say the snapshot is likely
+ * there too. Otherwise Python starts without it, and the offline copy, made once the figure is live,
+ * downloads it for the next visit. `stored` is the promise of caches.match(the snapshot's URL). */
+const SNAPSHOT_SAVES_MS = 1000;
+
+async function snapshotWorthFetching(stored, probes, snapshotBytes) {
+  if (await stored) return true;
+  const timings = probes.map((url) => performance.getEntriesByName(url, "resource").at(-1));
+  if (timings.some((timing) => !timing || timing.transferSize === 0)) return true;
+  const ms = Math.max(...timings.map((t) => t.responseEnd)) - Math.min(...timings.map((t) => t.requestStart));
+  const bytesPerMs = timings.reduce((sum, t) => sum + t.encodedBodySize, 0) / Math.max(1, ms);
+  return snapshotBytes / bytesPerMs <= SNAPSHOT_SAVES_MS;
+}
+
 /* Start-up, as fast as it can go (each step is timed with a performance mark, for the benchmark):
- * the model, the tokenizer, Python's memory snapshot and Pyodide's two scripts download together;
+ * the model, the tokenizer, the figure's wheel and Pyodide's two scripts download together, then
+ * Python's memory snapshot where that is worth it (snapshotWorthFetching: judged by them);
  * the scripts through the checked fetch first (counted, checked, into the HTTP cache) and only then
  * through importScripts, which blocks this worker while it downloads (on a slow phone network, for
  * minutes: no progress, no answer) and which the checked fetch does not see; Python is
@@ -83,24 +104,31 @@ async function init(base, manifest) {
     progress(stage);
   });
   progress(stage);
-  const files = Promise.all([ // downloaded while Python starts
-    fetchBytes(new URL(manifest.model, base)),
-    fetchBytes(new URL(manifest.tokenizer, base)),
-  ]);
-  const wheel = fetchBytes(new URL(manifest.wheel, base));
-  wheel.catch(() => {}); // reported where it is awaited, below
-  files.catch(() => {}); // a failure is reported where it is awaited, below
-  const snapshot = fetchGunzipped(new URL(manifest.snapshot, base));
-  snapshot.catch(() => {}); // likewise, by loadPyodide
   const indexURL = new URL(manifest.pyodide, base).href;
-  const [pyodideJs, asmJs] = ["pyodide.js", "pyodide.asm.js"].map((name) => fetchBytes(new URL(name, indexURL)));
-  asmJs.catch(() => {}); // reported where it is awaited, below
+  const [modelURL, tokenizerURL, wheelURL, pyodideJsURL, asmJsURL] = [manifest.model, manifest.tokenizer, manifest.wheel]
+    .map((path) => new URL(path, base).href).concat(["pyodide.js", "pyodide.asm.js"].map((name) => new URL(name, indexURL).href));
+  const files = Promise.all([fetchBytes(modelURL), fetchBytes(tokenizerURL)]); // downloaded while Python starts
+  const wheel = fetchBytes(wheelURL);
+  const [pyodideJs, asmJs] = [pyodideJsURL, asmJsURL].map(fetchBytes);
+  for (const download of [files, wheel, asmJs]) download.catch(() => {}); // a failure is reported where it is awaited, below
+  const snapshotURL = new URL(manifest.snapshot, base).href;
+  const stored = (self.caches ? caches.match(snapshotURL) : Promise.resolve(undefined)).catch(() => undefined); // no Cache Storage: none stored
   await step("pyodide.js", `Python (${manifest.pyodide}pyodide.js)`, async () => {
     await pyodideJs;
-    importScripts(indexURL + "pyodide.js");
+    importScripts(pyodideJsURL);
   });
   await step("pyodide.asm.js", `Python (${manifest.pyodide}pyodide.asm.js)`, () => asmJs); // loadPyodide's importScripts then reads it from the HTTP cache
-  const pythonFiles = ["pyodide.asm.js", "pyodide.asm.wasm"].map((name) => manifest.pyodide + name).concat(manifest.snapshot);
+  const pythonFiles = ["pyodide.asm.js", "pyodide.asm.wasm"].map((name) => manifest.pyodide + name);
+  let snapshot;
+  await Promise.allSettled([files, wheel]);
+  if (await snapshotWorthFetching(stored, [modelURL, tokenizerURL, wheelURL, pyodideJsURL, asmJsURL], manifest.files[manifest.snapshot].bytes)) {
+    snapshot = fetchGunzipped(snapshotURL);
+    snapshot.catch(() => {}); // reported by loadPyodide
+    pythonFiles.push(manifest.snapshot);
+  } else {
+    total -= manifest.files[manifest.snapshot].bytes; // not downloaded on this visit
+    progress(stage);
+  }
   pyodide = await step("python", `Python and ${manifest.packages.join(" and ")} (${pythonFiles.join(", ")} and their wheels)`, async () => {
     const python = await loadPyodideOrFail({ indexURL, _loadSnapshot: snapshot, packages: manifest.packages });
     const missing = manifest.packages.filter((name) => !(name in python.loadedPackages));
