@@ -782,8 +782,9 @@ export class AttentionFigure {
   }
 
   /** build.json and the first paint, once: resolves to false where build.json could not be had (the
-   *  figure then says why, and "Try again" tries again). */
-  prepare() {
+   *  figure then says why, and "Try again" tries again). `beforeDrawing(manifest)`, if given, runs as
+   *  soon as build.json has arrived, before the first paint is drawn. */
+  prepare(beforeDrawing = () => {}) {
     if (this.manifest !== null) return Promise.resolve(true);
     this.preparing ??= (async () => {
       try {
@@ -794,6 +795,7 @@ export class AttentionFigure {
       } finally {
         this.preparing = null;
       }
+      beforeDrawing(this.manifest);
       this.showManifest(this.manifest);
       return true;
     })();
@@ -810,7 +812,10 @@ export class AttentionFigure {
       this.setState("loading");
       if (document.activeElement === el.retry) el.text.focus({ preventScroll: true }); // not lost with the button
       el.retry.hidden = true;
-      if (await this.prepare()) await this.boot(this.manifest);
+      // Python is asked for as soon as build.json is here, so that it starts (or, already running for
+      // another figure, answers) while the first paint is drawn; boot() then waits for it
+      const startPython = (manifest) => this.options.python.start(this.options.buildFolder, manifest).catch(() => {}); // boot() reports a failure
+      if (await this.prepare(startPython)) await this.boot(this.manifest);
     } finally {
       this.attempting = false;
     }
