@@ -85,6 +85,9 @@ PLAN += [(0.9, 1, 0.0, 6000, 0.0)]
 # and, since that run overfit (train loss falling, validation flat at 3.933-3.945 from step 4,000) while
 # dropout 0.1 cost seed 1337 its loss bound: dropout 0.05 on seed 1, and the third seed's p 0.9 run
 PLAN += [(0.9, 1, 0.05, 5000, 0.0), (0.9, 2, 0.0, 5000, 0.0)]
+# and, since dropout 0.05 brought seed 1 within the loss bound (3.832 at its end) with 67-78% on «Alice»
+# late in training: dropout 0.05 on seed 1337, whose dropout-0 run held 62-93%
+PLAN += [(0.9, 1337, 0.05, 5000, 0.0)]
 
 
 class Judge:
