@@ -429,6 +429,9 @@ def main(argv=None):
     parser.add_argument("--report", default=str(ROOT / "dist" / "benchmark.json"))
     parser.add_argument("--startup-runs", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--figures-runs", type=int, default=10,
+                        help="fresh contexts for the several-figures rows: each row is the difference of two cold starts' medians, "
+                             "which move by 0.3-0.6 s from run to run, so five runs are not enough")
     args = parser.parse_args(argv)
     weights = ROOT / "weights"
     figure = Figure((weights / "model.safetensors").read_bytes(), (weights / "tokenizer.json").read_bytes())
@@ -436,7 +439,7 @@ def main(argv=None):
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=MEMORY_ARGS)
         report = {"command": "python3 build.py bench", "machine": machine(browser)}
         report["startup"], report["bytes"] = measure_startup(playwright, origin, args.startup_runs)
-        report["figures"] = measure_figures(playwright, args.startup_runs)
+        report["figures"] = measure_figures(playwright, args.figures_runs)
         page = browser.new_page()
         figure_page = FigurePage(page)
         figure_page.open(origin + "/")
