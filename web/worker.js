@@ -112,7 +112,7 @@ async function init(base, manifest) {
   const [pyodideJs, asmJs] = [pyodideJsURL, asmJsURL].map(fetchBytes);
   for (const download of [files, wheel, asmJs]) download.catch(() => {}); // a failure is reported where it is awaited, below
   const snapshotURL = new URL(manifest.snapshot, base).href;
-  const stored = (self.caches ? caches.match(snapshotURL) : Promise.resolve(undefined)).catch(() => undefined); // no Cache Storage: none stored
+  const stored = Promise.resolve().then(() => self.caches?.match(snapshotURL)).catch(() => undefined); // no Cache Storage (or refused): none stored
   await step("pyodide.js", `Python (${manifest.pyodide}pyodide.js)`, async () => {
     await pyodideJs;
     importScripts(pyodideJsURL);
