@@ -57,7 +57,7 @@ sys.path[:0] = [str(ROOT / "py"), str(ROOT), str(Path(__file__).resolve().parent
 from attention_live.figure import Figure  # noqa: E402
 from attention_live.timing import encode_ms, forward_ms, sample_text  # noqa: E402
 from figure_page import (CHROMIUM, CHROMIUM_ARGS, MEMORY_ARGS, FigurePage, PythonWorker, course_site, memory_growth_mb,  # noqa: E402
-                         memory_mb, serve_dist)
+                         memory_mb, serve_dist, serving, slow_link_server)
 
 TOKEN_COUNTS = (8, 32, 64, 128)
 UPDATE = "attention-live:update"
@@ -185,6 +185,33 @@ def measure_figures(playwright, runs):
     report["four_minus_one_ms"] = round(report["four_ms"]["median"] - report["one_ms"]["median"], 1)
     report["five_minus_one_ms"] = round(report["five_above_fold_ms"]["median"] - report["one_ms"]["median"], 1)
     report["memory_four_over_one"] = round(report["memory_four_mb"]["median"] / report["memory_one_mb"]["median"], 3)
+    return report
+
+
+NETWORKS = {"4G": (9e6, 0.17), "slow 4G": (1.6e6, 0.15)}  # bits per second, seconds before each response
+NETWORK_TARGETS_MS = {"4G": {"first_paint": 2000.0, "live": 12000.0}, "slow 4G": {"first_paint": 2000.0, "live": 60000.0}}
+
+
+def measure_network(playwright, runs):
+    """A first visit over a phone's network (issue 22): dist/ served as build.py serves it (compressed
+    copies included) through figure_page.SlowLink at each of NETWORKS' speeds, a fresh context each
+    run: ms from navigation to the figure's first paint and to live attention (its marks)."""
+    report = {}
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    for name, (bits_per_second, round_trip_s) in NETWORKS.items():
+        marks = {"first_paint": [], "live": []}
+        for run in range(runs):
+            server, _ = slow_link_server(bits_per_second, round_trip_s)
+            with serving(server) as url:
+                context = browser.new_context()
+                page = context.new_page()
+                page.goto(url + "/")
+                FigurePage(page).settled(timeout=600_000)
+                for key, mark in (("first_paint", "attention-live:first-paint"), ("live", "attention-live:live")):
+                    marks[key].append(page.evaluate("name => performance.getEntriesByName(name)[0].startTime", mark))
+                context.close()
+        report[name] = {key: summary(values) for key, values in marks.items()}
+    browser.close()
     return report
 
 
@@ -363,7 +390,7 @@ def machine(browser):
 
 
 def targets(report):
-    """Each target (issues 3 and 8) with the measured value and whether it is met."""
+    """Each target (issues 3, 8, 21 and 22) with the measured value and whether it is met."""
     rows = []
     for count in TOKEN_COUNTS:
         rows.append((f"append p95 at {count} tokens", report["updates"][count]["append"]["frame"]["p95"], TARGETS_MS["append"]))
@@ -385,6 +412,9 @@ def targets(report):
              ("four figures in view: all live - one live (ms)", figures["four_minus_one_ms"], 300.0),
              ("memory, four figures / one", figures["memory_four_over_one"], 1.25),
              ("five figures: first live - one figure's (ms)", figures["five_minus_one_ms"], 100.0)]
+    for network, network_targets in NETWORK_TARGETS_MS.items():
+        rows += [(f"{network}, first visit: {key.replace('_', ' ')} (median)", report["network"][network][key]["median"], target)
+                 for key, target in network_targets.items()]
     return [{"what": what, "value": value, "target": target, "met": value <= target} for what, value, target in rows]
 
 
@@ -422,6 +452,7 @@ def print_table(report):
     print(f"memory: {report['memory']}")
     print(f"several figures (median ms, MB): {json.dumps({k: v['median'] if isinstance(v, dict) else v for k, v in report['figures'].items()})}")
     print(f"cold load: {report['bytes']['total']:,} bytes in {len(report['bytes']['files'])} files")
+    print(f"first visit over a phone's network (median ms): {json.dumps({n: {k: v['median'] for k, v in r.items()} for n, r in report['network'].items()})}")
 
 
 def main(argv=None):
@@ -429,6 +460,7 @@ def main(argv=None):
     parser.add_argument("--report", default=str(ROOT / "dist" / "benchmark.json"))
     parser.add_argument("--startup-runs", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--network-runs", type=int, default=3, help="first visits at each emulated network speed")
     parser.add_argument("--figures-runs", type=int, default=10,
                         help="fresh contexts for the several-figures rows: each row is the difference of two cold starts' medians, "
                              "which move by 0.3-0.6 s from run to run, so five runs are not enough")
@@ -440,6 +472,7 @@ def main(argv=None):
         report = {"command": "python3 build.py bench", "machine": machine(browser)}
         report["startup"], report["bytes"] = measure_startup(playwright, origin, args.startup_runs)
         report["figures"] = measure_figures(playwright, args.figures_runs)
+        report["network"] = measure_network(playwright, args.network_runs)
         page = browser.new_page()
         figure_page = FigurePage(page)
         figure_page.open(origin + "/")

@@ -5,9 +5,11 @@ that keep it off the network; ``dist/`` is served on 127.0.0.1 by build.py's own
 """
 
 import contextlib
+import functools
 import http.server
 import json
 import threading
+import time
 
 import numpy as np
 
@@ -299,6 +301,43 @@ def serving(server):
     finally:
         server.shutdown()
         server.server_close()
+
+
+class SlowLink(build.StaticHandler):
+    """dist/ through one shared link of ``bits_per_second`` with ``round_trip_s`` before each response,
+    as a phone's network is: every connection's bytes wait their turn in one token bucket. Each
+    subclass (slow_link_server) has its own bucket and its own ``requested``: the file name of each
+    request, in order."""
+
+    bits_per_second, round_trip_s = 1.6e6, 0.15
+    requested = []
+    lock = threading.Lock()
+    next_free = 0.0
+
+    def log_message(self, format, *args):
+        pass
+
+    def send_head(self):
+        type(self).requested.append(self.path.split("?")[0].rsplit("/", 1)[-1])
+        time.sleep(self.round_trip_s)  # the network's delay, in the server's thread
+        return super().send_head()
+
+    def copyfile(self, source, outputfile):
+        while chunk := source.read(16384):
+            with type(self).lock:
+                start = max(time.monotonic(), type(self).next_free)
+                type(self).next_free = start + len(chunk) * 8 / self.bits_per_second
+            time.sleep(max(0.0, start - time.monotonic()))
+            outputfile.write(chunk)
+
+
+def slow_link_server(bits_per_second, round_trip_s, directory=None):
+    """A server of ``directory`` (dist/) on a free 127.0.0.1 port through a SlowLink of its own: (the
+    server, for ``serving``; the list of requested file names, filled as they come)."""
+    handler = type("Link", (SlowLink,), {"bits_per_second": bits_per_second, "round_trip_s": round_trip_s,
+                                         "next_free": 0.0, "requested": [], "lock": threading.Lock()})
+    server = build.QuietServer(("127.0.0.1", 0), functools.partial(handler, directory=str(directory or build.DIST)))
+    return server, handler.requested
 
 
 @contextlib.contextmanager

@@ -5,18 +5,15 @@ against CPython's Figure; readiness is always a signal (data-state, a message, t
 """
 
 import contextlib
-import functools
-import http.server
 import json
 import shutil
-import threading
 import time
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
 import pytest
 
 import build
-from figure_page import WAIT_MS, FigurePage, Watch, browser_context, check_view, parent_page, serving
+from figure_page import WAIT_MS, FigurePage, Watch, browser_context, check_view, parent_page, serving, slow_link_server
 
 TEXT = "Then the Rabbit turned to Alice and cried, \"Come here at once!\""
 NO_FRAME_COMES = "() => new Promise((resolve) => { requestAnimationFrame(() => resolve(false)); setTimeout(() => resolve(true), 500); })"
@@ -442,49 +439,20 @@ LISTENER_TIME = """() => {  // the time the figure's own message listeners take,
 }"""
 
 
-class SlowLink(build.StaticHandler):
-    """dist/ through one shared link of ``bits_per_second`` with ``round_trip_s`` before each response,
-    as a phone's network is: every connection's bytes wait their turn in one token bucket."""
-
-    bits_per_second, round_trip_s = 1.6e6, 0.15
-    requested = []  # the file name of each request, in order
-    lock = threading.Lock()
-    next_free = 0.0
-
-    def log_message(self, format, *args):
-        pass
-
-    def send_head(self):
-        type(self).requested.append(self.path.split("?")[0].rsplit("/", 1)[-1])
-        time.sleep(self.round_trip_s)  # the network's delay, in the server's thread
-        return super().send_head()
-
-    def copyfile(self, source, outputfile):
-        while chunk := source.read(16384):
-            with type(self).lock:
-                start = max(time.monotonic(), type(self).next_free)
-                type(self).next_free = start + len(chunk) * 8 / self.bits_per_second
-            time.sleep(max(0.0, start - time.monotonic()))
-            outputfile.write(chunk)
-
-
 def test_a_fast_network_starts_python_from_its_snapshot(playwright):
     """The other side of test_a_phone_s_network: where the memory snapshot arrives sooner than the
     time it saves (here a local link at 1 Gbps), the worker fetches it before the figure is live."""
-    handler = type("Link", (SlowLink,), {"bits_per_second": 1e9, "round_trip_s": 0.0, "next_free": 0.0, "requested": []})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(build.DIST)))
+    server, requested = slow_link_server(1e9, 0.0)
     with serving(server) as url, browser_context(playwright) as context:
         figure_page = FigurePage(context.new_page())
         figure_page.open(url + "/")
         figure_page.page.wait_for_selector("html[data-offline]", state="attached")
-    requested = handler.requested
     assert "sw.js" in requested and "snapshot.bin.gz" in requested[:requested.index("sw.js")], " ".join(requested)
 
 
 @pytest.mark.parametrize("bits_per_second", [1.6e6, 4e5], ids=["slow 4G", "400 kbps"])
 def test_a_phone_s_network(playwright, figure, bits_per_second):
-    handler = type("Link", (SlowLink,), {"bits_per_second": bits_per_second, "next_free": 0.0, "requested": []})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(build.DIST)))
+    server, requested = slow_link_server(bits_per_second, 0.15)
     with serving(server) as url, browser_context(playwright) as context:
         context.add_init_script("""
             window.states = [];
@@ -507,5 +475,4 @@ def test_a_phone_s_network(playwright, figure, bits_per_second):
     # Python started without its 6.3 MB memory snapshot (it would have taken longer to arrive than it
     # saves): no request for it came before the offline copy's service worker (sw.js), registered once
     # the figure was live
-    requested = handler.requested
     assert "sw.js" in requested and "snapshot.bin.gz" not in requested[:requested.index("sw.js")], requested

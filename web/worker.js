@@ -80,7 +80,7 @@ const SNAPSHOT_SAVES_MS = 1000;
 
 async function snapshotWorthFetching(stored, probes, snapshotBytes) {
   if (await stored) return true;
-  const timings = probes.map((url) => performance.getEntriesByName(url, "resource").at(-1));
+  const timings = probes.map((url) => performance.getEntriesByName(url, "resource")[0]); // the download itself, not importScripts' read of it
   if (timings.some((timing) => !timing || timing.transferSize === 0)) return true;
   const ms = Math.max(...timings.map((t) => t.responseEnd)) - Math.min(...timings.map((t) => t.requestStart));
   const bytesPerMs = timings.reduce((sum, t) => sum + t.encodedBodySize, 0) / Math.max(1, ms);
@@ -129,6 +129,10 @@ async function init(base, manifest) {
     total -= manifest.files[manifest.snapshot].bytes; // not downloaded on this visit
     progress(stage);
   }
+  // loadPyodide asks for the packages' wheels (numpy: 3 MB) only once Python runs: over a slow network
+  // that wait would come after all the rest, so they download now, into the HTTP cache it reads
+  const packageWheels = manifest.startup.filter((path) => path.startsWith(manifest.pyodide) && path.endsWith(".whl"));
+  for (const path of packageWheels) fetchBytes(new URL(path, base)).catch(() => {}); // loadPyodide reports a failure
   pyodide = await step("python", `Python and ${manifest.packages.join(" and ")} (${pythonFiles.join(", ")} and their wheels)`, async () => {
     const python = await loadPyodideOrFail({ indexURL, _loadSnapshot: snapshot, packages: manifest.packages });
     const missing = manifest.packages.filter((name) => !(name in python.loadedPackages));
