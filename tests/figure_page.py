@@ -303,6 +303,13 @@ def serving(server):
         server.server_close()
 
 
+def drop_compressed_copies(path):
+    """Remove the precompressed copies (build.write_compressed_copies) of the dist/ file ``path``, so
+    that a server sends the file itself: for tests that damage a file on the host."""
+    for _, suffix in build.ENCODINGS:
+        path.with_name(path.name + suffix).unlink(missing_ok=True)
+
+
 class SlowLink(build.StaticHandler):
     """dist/ through one shared link of ``bits_per_second`` with ``round_trip_s`` before each response,
     as a phone's network is: every connection's bytes wait their turn in one token bucket. Each

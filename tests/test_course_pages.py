@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, quote, urlencode, urlsplit
 import pytest
 
 import build
-from figure_page import WAIT_MS, FigurePage, Watch, browser_context, check_view, parent_page, serving, slow_link_server
+from figure_page import WAIT_MS, FigurePage, Watch, browser_context, check_view, drop_compressed_copies, parent_page, serving, slow_link_server
 
 TEXT = "Then the Rabbit turned to Alice and cried, \"Come here at once!\""
 NO_FRAME_COMES = "() => new Promise((resolve) => { requestAnimationFrame(() => resolve(false)); setTimeout(() => resolve(true), 500); })"
@@ -269,6 +269,7 @@ def test_too_little_storage(playwright, figure, tmp_path):
     (chunk,) = (damaged / build.build_folder().name).glob("chunk-*.js")  # the page's bundled modules
     with open(chunk, "a", encoding="utf-8") as f:
         f.write("\n// changed after the build\n")  # the page still runs it; sw.js refuses to store it
+    drop_compressed_copies(chunk)  # the server sends the changed file
     with serving(build.make_server(0, directory=damaged)) as url, browser_context(playwright) as context:
         assert visit_twice(context, url) == [("unavailable", [], True), ("unavailable", [], False)]
         page = FigurePage(context.pages[0])

@@ -22,8 +22,8 @@ from playwright.sync_api import Error as PlaywrightError
 import build
 from conftest import PATHOLOGICAL_TEXTS
 from source_tree import copy_sources, run_build
-from figure_page import (MEMORY_ARGS, WAIT_MS, FigurePage, Watch, browser_context, check_view, memory_growth_mb, parent_page, serving,
-                         worker_targets)
+from figure_page import (MEMORY_ARGS, WAIT_MS, FigurePage, Watch, browser_context, check_view, drop_compressed_copies, memory_growth_mb,
+                         parent_page, serving, worker_targets)
 
 ERROR_WITHIN_MS = 3_000  # a failure found before Python starts is reported within this time
 LONGEST_TASK_MS = 200  # the cases file's bound on one main-thread task
@@ -320,6 +320,7 @@ def test_a_file_missing_or_damaged(playwright, tmp_path, damage, file, named):
     shutil.copytree(build.DIST, site)
     (path,) = build.build_folder(site).glob(file)
     named = named.format(chunk=path.name)
+    drop_compressed_copies(path)  # the server sends the damaged file, not an intact copy of it
     data = bytearray(path.read_bytes())
     if damage == "delete":
         path.unlink()
