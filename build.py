@@ -421,9 +421,9 @@ def build(pyodide_dir=None, dist=DIST):
     write_entry_page(with_preloads((ROOT / "web" / "embed.html").read_text(encoding="utf-8"), chunks), dist / "embed.html", build_id)
     write_element_script(dist / "attention-live.js", build_id)
     compressed = write_compressed_copies(dist)
-    brotli = sum(min(sizes.values()) for sizes in compressed.values())
+    smallest = sum(min(sizes.values()) for sizes in compressed.values())
     print(f"built {dist} ({sum(f['bytes'] for f in files.values()):,} bytes, build {build_id}; "
-          f"{len(compressed)} files also precompressed, {brotli:,} bytes in Brotli instead of "
+          f"{len(compressed)} files also precompressed: {smallest:,} bytes in their smallest copies instead of "
           f"{sum((dist / path).stat().st_size for path in compressed):,})")
     return manifest
 
