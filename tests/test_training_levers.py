@@ -3,7 +3,8 @@
 Stochastic depth on layer 1's attention (training.gpt.drop_path, ``--l1-attention-drop``): in eval mode the
 model is plain GPT-2 and the exported file does not know about it; while training, each sequence's attention
 branch in block 1 is either dropped or kept and scaled by 1 / (1 - p), never anything in between, and block 2
-is untouched. With p = 0 the random number stream is today's.
+is untouched. With p = 0 the random number stream is today's. Early stochastic depth
+(training.train.l1_attention_drop_at, ``--l1-attention-drop-until``) applies p before its step and none from it on.
 
 The attention-entropy penalty (training.train.attention_entropy, ``--l2-attention-entropy``): the entropy in
 nats of rows worked out by hand, and a finite gradient through masked (zero) probabilities."""
@@ -17,7 +18,8 @@ torch = pytest.importorskip("torch")
 import math  # noqa: E402
 
 from training.gpt import GPT, GPTConfig, drop_path  # noqa: E402
-from training.train import attention_entropy  # noqa: E402
+from training.sweep import run_name  # noqa: E402
+from training.train import attention_entropy, l1_attention_drop_at  # noqa: E402
 
 SMALL = dict(block_size=16, vocab_size=50, n_layer=2, n_head=2, n_embd=8)
 
@@ -99,3 +101,14 @@ def test_the_entropy_penalty_has_a_finite_gradient_through_the_causal_mask():
     (loss + 0.05 * attention_entropy(attention[1])).backward()
     gradient = model.transformer.h[1].attn.c_attn.weight.grad
     assert torch.isfinite(gradient).all() and gradient.abs().sum() > 0
+
+
+def test_early_stochastic_depth_ends_at_its_step():
+    assert [l1_attention_drop_at(step, 0.9, until=3000) for step in (0, 2999, 3000, 4999)] == [0.9, 0.9, 0.0, 0.0]
+    assert [l1_attention_drop_at(step, 0.9) for step in (0, 2999, 3000, 4999)] == [0.9] * 4  # no end: the whole run
+    assert l1_attention_drop_at(0, 0.9, until=0) == 0.0  # ended before the first step: plain training
+
+
+def test_a_run_that_ends_the_lever_early_has_its_own_name():
+    assert run_name(0.9, 1, 0.0, 5000) == "p0.9-seed1-dropout0.0-5000"  # the names of runs already judged are unchanged
+    assert run_name(0.9, 1, 0.0, 5000, 0.0, 3500) == "p0.9-until3500-seed1-dropout0.0-5000"

@@ -16,7 +16,9 @@ the loss history, written at every evaluation (so a run cut short keeps its late
 (``training.gpt.drop_path``: each sequence's branch dropped with probability P), so that the
 name-finding job goes to a layer-2 head rather than a layer-1 one (why: ``weights/MODEL_CARD.md``).
 It changes training only; the exported model is plain GPT-2. With P = 0 (the default) nothing
-changes, not even the random number stream.
+changes, not even the random number stream. ``--l1-attention-drop-until STEP`` ends the lever at
+that step ("early stochastic depth", ``l1_attention_drop_at``), so that the last steps train block 1's
+attention always on, as the exported model runs it.
 
 ``--l2-attention-entropy W`` adds W times the mean entropy of layer 2's attention rows (nats) to the
 training loss (``attention_entropy``), which favours heads that look at one key rather than several;
@@ -76,6 +78,19 @@ def attention_entropy(att):
     return -(att * torch.log(att.clamp_min(1e-12))).sum(dim=-1).mean()  # clamped: a finite gradient where p = 0
 
 
+def l1_attention_drop_at(step, p, until=None):
+    """The drop probability of block 1's attention branch at ``step``: ``p`` before ``until``, 0 from it on
+    (``until`` None: ``p`` for the whole run).
+
+    Liu et al. 2023, "Dropout Reduces Underfitting" (arXiv:2303.01500): "early dropout" and "early
+    stochastic depth" regularise only the first part of training and end with the plain network.
+    Here the early part hands the name-finding job to layer 2; the end lets the model adapt to layer
+    1's attention being always there, as in the exported (plain GPT-2) model, where a branch kept
+    with probability 1 - p had been scaled by 1 / (1 - p).
+    """
+    return p if until is None or step < until else 0.0
+
+
 def learning_rate(step, max_lr, min_lr, warmup, max_iters):
     """Linear warm-up over ``warmup`` steps, then cosine decay from max_lr to min_lr."""
     if step < warmup:
@@ -111,6 +126,8 @@ def main():
     parser.add_argument("--l1-attention-drop", type=float, default=0.0, metavar="P",
                         help="stochastic depth: drop block 1's attention branch per sequence with probability P "
                              "while training (0 = off, today's recipe); the exported model is plain GPT-2")
+    parser.add_argument("--l1-attention-drop-until", type=int, default=None, metavar="STEP",
+                        help="end --l1-attention-drop at this step (early stochastic depth; default: the whole run)")
     parser.add_argument("--l2-attention-entropy", type=float, default=0.0, metavar="W",
                         help="add W x the mean entropy (nats) of layer 2's attention rows to the training loss (0 = off)")
     parser.add_argument("--eval-interval", type=int, default=250)
@@ -151,6 +168,7 @@ def main():
             break
         for group in optimizer.param_groups:
             group["lr"] = learning_rate(step, args.lr, args.min_lr, args.warmup, args.max_iters)
+        model.transformer.h[0].attention_drop = l1_attention_drop_at(step, args.l1_attention_drop, args.l1_attention_drop_until)
         x, y = get_batch(splits["train"], config.block_size, args.batch_size, generator)
         _, loss, attention = model(x, y)
         if args.l2_attention_entropy:
