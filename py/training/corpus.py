@@ -55,18 +55,36 @@ def split_book(text, validation_fraction):
     return text[:cut], text[cut:]
 
 
+class CorpusError(ValueError):
+    """A corpus file is not UTF-8 text; the message names the file, the byte offset and what to do."""
+
+
+def read_book(path):
+    """The text of one corpus file (str), decoded as UTF-8 (a leading byte-order mark dropped).
+
+    Raises CorpusError naming the file and the offset (bytes from its start) of the first byte that is
+    not UTF-8.
+    """
+    data = Path(path).read_bytes()
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as e:
+        raise CorpusError(f"{path} is not UTF-8: byte {e.start:,} (0x{data[e.start]:02X}) is not valid UTF-8. "
+                          f"Save it as UTF-8 (from Latin-1, for example: iconv -f LATIN1 -t UTF-8 {Path(path).name} > new.txt)") from None
+
+
 def load_corpus(corpus_dir, validation_fraction=0.1):
     """Read every ``*.txt`` book in ``corpus_dir`` (sorted by name), normalise it and split it.
 
     Returns ``(train, validation)``: two lists of str, one entry per book, in the same order.
-    Raises FileNotFoundError if the folder holds no ``.txt`` file.
+    Raises FileNotFoundError if the folder holds no ``.txt`` file, CorpusError if one is not UTF-8.
     """
     paths = sorted(Path(corpus_dir).glob("*.txt"))
     if not paths:
-        raise FileNotFoundError(f"no *.txt books in {corpus_dir!s}; pass --corpus DIR (see weights/MODEL_CARD.md)")
+        raise FileNotFoundError(f"no *.txt files in {corpus_dir!s}: put the texts to train on there, as UTF-8 .txt files")
     train, validation = [], []
     for path in paths:
-        book_train, book_validation = split_book(normalise(path.read_text(encoding="utf-8")), validation_fraction)
+        book_train, book_validation = split_book(normalise(read_book(path)), validation_fraction)
         train.append(book_train)
         validation.append(book_validation)
     return train, validation

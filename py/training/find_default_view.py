@@ -9,10 +9,12 @@ are layer 2, head 3 and layer 1, head 1, as the chapter names them. Writes ``wei
 * ``said``: the focused head's probabilities from «said» to ``alice``, ``and``, ``queen`` and its ``largest``;
 * ``diffuse``: ``layer``, ``head`` and ``largest`` (the largest probability from «said») of the diffuse head;
 * ``precomputed``: the sentence's ``ids``, ``labels`` and ``attention`` ([n_layer][n_head][T][T]
-  probabilities, rounded to 6 decimals), so that the page can draw the figure before Python has started.
+  probabilities, rounded to 6 decimals), so that the page can draw the figure before Python has started;
+* ``about``: what the model was trained on (``corpus``) and how (``training``), and ``story``: the
+  sentence about the default view with these numbers; build.py puts all three into the page's
+  "about" text (plain text). A course's own model has the same fields (``training.course_view``).
 
-build.py writes the ``said`` and ``diffuse`` numbers into the page's "about" text. Prints every
-head's weight on «Alice» for the model card.
+Prints every head's weight on «Alice» for the model card.
 
 Usage (from ``py/``): ``python -m training.find_default_view --weights ../weights``
 """
@@ -38,9 +40,28 @@ def default_view(figure):
         "text": DEFAULT_TEXT, "layer": layer, "head": head, "token": labels.index(QUERY), "key": labels.index(KEYS[0]),
         "said": {k: claims["focused"][k] for k in ("alice", "and", "queen", "largest")},
         "diffuse": {"layer": diffuse_layer, "head": diffuse_head, "largest": claims["diffuse"]["largest"]},
-        "precomputed": {"ids": result["ids"], "labels": labels,
-                        "attention": np.round(result["attention"].astype(np.float64), 6).tolist()},
+        "precomputed": precomputed(result),
+        "about": ABOUT, "story": chapter_story(layer, head, claims["focused"], diffuse_layer, diffuse_head, claims["diffuse"]["largest"]),
     }, claims
+
+
+ABOUT = {"corpus": "eight children's books",
+         "training": "While it was trained, layer 1's attention was randomly switched off for most sentences; here the whole model runs, as trained."}
+
+
+def chapter_story(layer, head, said, diffuse_layer, diffuse_head, largest):
+    """The page's sentence about the chapter's default view (plain text): «said»'s weights (``said``:
+    probabilities on ``alice``, ``and``, ``queen``) in the focused head, and the diffuse head's ``largest``."""
+    return (f"It opens on layer {layer}, head {head}, with «said» as the query: "
+            f"{said['alice']:.1%} of its attention lands on «Alice», {said['and']:.1%} on «and» (one word closer) "
+            f"and {said['queen']:.1%} on «Queen» (the sentence's subject). In layer {diffuse_layer}, "
+            f"head {diffuse_head}, no token gets more than {largest:.1%} of it.")
+
+
+def precomputed(result):
+    """What the page draws before Python has started, from ``Figure.analyse``'s ``result``: the ``ids``,
+    ``labels`` and ``attention`` ([n_layer][n_head][T][T] probabilities, rounded to 6 decimals, as lists)."""
+    return {"ids": result["ids"], "labels": result["labels"], "attention": np.round(result["attention"].astype(np.float64), 6).tolist()}
 
 
 def main():

@@ -30,7 +30,10 @@ import argparse
 import json
 import math
 import os
+import signal
+import sys
 import time
+from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 import torch
@@ -99,9 +102,37 @@ def learning_rate(step, max_lr, min_lr, warmup, max_iters):
     return min_lr + 0.5 * (max_lr - min_lr) * (1.0 + math.cos(math.pi * progress))
 
 
-def save_checkpoint(path, model, config, args, history):
-    """Write the float32 state_dict, the config, the arguments and the loss history to ``path`` (torch.save)."""
-    torch.save({"model": model.state_dict(), "config": config.to_dict(), "args": vars(args), "history": history}, path)
+@dataclass(frozen=True)
+class Recipe:
+    """Everything that decides what a training run computes (defaults: ``training.train``'s; the
+    shipped model's own run is in ``weights/MODEL_CARD.md``). Steps count optimizer updates;
+    learning rates are AdamW's; ``eval_*``: the 20-batch loss estimate printed each EVAL_INTERVAL steps."""
+
+    seed: int = 1337
+    max_iters: int = 3000
+    batch_size: int = 32
+    lr: float = 3e-3
+    min_lr: float = 3e-4
+    warmup: int = 100
+    weight_decay: float = 0.1
+    dropout: float = 0.1
+    l1_attention_drop: float = 0.0
+    l1_attention_drop_until: int | None = None
+    l2_attention_entropy: float = 0.0
+    eval_interval: int = 250
+    eval_batches: int = 20
+
+
+class ResumeError(Exception):
+    """A checkpoint to resume from was made by another recipe or on other data; the message says which."""
+
+
+def save_checkpoint(path, model, recipe, history, state=None):
+    """Write the float32 state_dict, the config, the recipe and the loss history to ``path`` (torch.save),
+    and with ``state`` (``train``'s: the step, the optimizer's and the random generators' states)
+    what it takes to resume the run exactly."""
+    checkpoint = {"model": model.state_dict(), "config": model.config.to_dict(), "recipe": asdict(recipe), "history": history}
+    torch.save({**checkpoint, "resume": state} if state else checkpoint, path)
 
 
 def step_checkpoint_path(out, step):
@@ -110,74 +141,155 @@ def step_checkpoint_path(out, step):
     return f"{stem}-step{step:05d}{suffix}"
 
 
+def resumable(out, recipe, tokens):
+    """The checkpoint at ``out`` to resume from (dict, as ``save_checkpoint`` wrote it), or None if there
+    is none. Raises ResumeError if it was written by another recipe or with other token counts
+    (``tokens``: {split: count}), or holds no resume state (a finished run's file from before resuming existed)."""
+    if not os.path.exists(out):
+        return None
+    checkpoint = torch.load(out, map_location="cpu", weights_only=True)
+    if "resume" not in checkpoint:
+        raise ResumeError(f"{out} cannot be resumed: it holds no optimizer state")
+    differ = {k: (v, asdict(recipe)[k]) for k, v in checkpoint["recipe"].items() if asdict(recipe).get(k) != v}
+    if differ:
+        raise ResumeError(f"{out} was trained with other settings: " + ", ".join(f"{k} {a} (now {b})" for k, (a, b) in differ.items()))
+    if checkpoint["resume"]["tokens"] != tokens:
+        raise ResumeError(f"{out} was trained on other text: {checkpoint['resume']['tokens']} tokens (now {tokens})")
+    return checkpoint
+
+
+def train(recipe, splits, vocab_size, out, resume=False, keep_checkpoints=False, should_stop=lambda: False, on_step=lambda step, history: None):
+    """Train the GPT on ``splits`` ({"train", "validation"}: 1-D int64 token ids) by ``recipe``,
+    writing the checkpoint ``out`` at every evaluation (and, with ``keep_checkpoints``, a copy per
+    evaluation). Returns (model, history, stopped_at): the loss history is a list of
+    {step, seconds, train, validation} (nats/token, 20-batch estimates); ``stopped_at`` is None for a
+    finished run.
+
+    ``should_stop()`` is asked before each step; when it answers True the run writes ``out`` with its
+    whole state and returns the step it stopped before as ``stopped_at``. With ``resume``, a run whose ``out`` exists carries on
+    from it exactly: the same steps, batches and drops as a run never stopped (ResumeError if ``out``
+    was made by another recipe or on other data). ``on_step(step, history)`` follows each step and
+each evaluation (``step``: the steps done).
+    """
+    tokens = {name: len(data) for name, data in splits.items()}
+    torch.manual_seed(recipe.seed)
+    config = GPTConfig(vocab_size=vocab_size, dropout=recipe.dropout, l1_attention_drop=recipe.l1_attention_drop)
+    model = GPT(config)
+    decay = [p for p in model.parameters() if p.dim() >= 2]
+    no_decay = [p for p in model.parameters() if p.dim() < 2]
+    optimizer = torch.optim.AdamW(
+        [{"params": decay, "weight_decay": recipe.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
+        lr=recipe.lr, betas=(0.9, 0.99),
+    )
+    generator = torch.Generator().manual_seed(recipe.seed)
+    history, step = [], 0
+    checkpoint = resumable(out, recipe, tokens) if resume else None
+    if checkpoint:
+        model.load_state_dict(checkpoint["model"])
+        optimizer.load_state_dict(checkpoint["resume"]["optimizer"])
+        torch.set_rng_state(checkpoint["resume"]["rng"])
+        generator.set_state(checkpoint["resume"]["batches"])
+        history, step = checkpoint["history"], checkpoint["resume"]["step"]
+    started = time.time() - (history[-1]["seconds"] if history else 0.0)
+
+    def state():
+        return {"step": step, "optimizer": optimizer.state_dict(), "rng": torch.get_rng_state(), "batches": generator.get_state(), "tokens": tokens}
+
+    while True:
+        due = step % recipe.eval_interval == 0 or step == recipe.max_iters
+        if due and not (history and history[-1]["step"] == step):  # a resumed run has this step's already
+            losses = estimate_loss(model, splits, config.block_size, recipe.batch_size, recipe.eval_batches, recipe.seed)
+            history.append({"step": step, "seconds": round(time.time() - started, 1), **losses})
+            save_checkpoint(out, model, recipe, history, state())  # a run cut short keeps its latest state
+            if keep_checkpoints:
+                save_checkpoint(step_checkpoint_path(out, step), model, recipe, history)
+            on_step(step, history)
+        if step == recipe.max_iters:
+            return model, history, None
+        if should_stop():
+            save_checkpoint(out, model, recipe, history, state())
+            return model, history, step
+        for group in optimizer.param_groups:
+            group["lr"] = learning_rate(step, recipe.lr, recipe.min_lr, recipe.warmup, recipe.max_iters)
+        model.transformer.h[0].attention_drop = l1_attention_drop_at(step, recipe.l1_attention_drop, recipe.l1_attention_drop_until)
+        x, y = get_batch(splits["train"], config.block_size, recipe.batch_size, generator)
+        _, loss, attention = model(x, y)
+        if recipe.l2_attention_entropy:
+            loss = loss + recipe.l2_attention_entropy * attention_entropy(attention[1])
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        step += 1
+        on_step(step, history)
+
+
+class StopOnInterrupt:
+    """``train``'s ``should_stop`` for a terminal: True once Ctrl-C (SIGINT) has been pressed, so the run
+    stops between two steps with its whole state written; a second Ctrl-C stops at once."""
+
+    def __init__(self):
+        self.asked = False
+        signal.signal(signal.SIGINT, self.interrupted)
+
+    def interrupted(self, signum, frame):
+        if self.asked:
+            raise KeyboardInterrupt
+        self.asked = True
+
+    def __call__(self):
+        return self.asked
+
+
 def main():
     parser = argparse.ArgumentParser(description="Train the toy GPT on the CPU.")
     parser.add_argument("--corpus", required=True, help="folder of the corpus books (*.txt)")
     parser.add_argument("--tokenizer", required=True, help="tokenizer.json made by training.train_tokenizer")
     parser.add_argument("--out", required=True, help="checkpoint to write (.pt)")
-    parser.add_argument("--seed", type=int, default=1337)
-    parser.add_argument("--max-iters", type=int, default=3000)
-    parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--lr", type=float, default=3e-3)
-    parser.add_argument("--min-lr", type=float, default=3e-4)
-    parser.add_argument("--warmup", type=int, default=100)
-    parser.add_argument("--weight-decay", type=float, default=0.1)
-    parser.add_argument("--dropout", type=float, default=0.1)
-    parser.add_argument("--l1-attention-drop", type=float, default=0.0, metavar="P",
+    parser.add_argument("--seed", type=int, default=Recipe.seed)
+    parser.add_argument("--max-iters", type=int, default=Recipe.max_iters)
+    parser.add_argument("--batch-size", type=int, default=Recipe.batch_size)
+    parser.add_argument("--lr", type=float, default=Recipe.lr)
+    parser.add_argument("--min-lr", type=float, default=Recipe.min_lr)
+    parser.add_argument("--warmup", type=int, default=Recipe.warmup)
+    parser.add_argument("--weight-decay", type=float, default=Recipe.weight_decay)
+    parser.add_argument("--dropout", type=float, default=Recipe.dropout)
+    parser.add_argument("--l1-attention-drop", type=float, default=Recipe.l1_attention_drop, metavar="P",
                         help="stochastic depth: drop block 1's attention branch per sequence with probability P "
                              "while training (0 = off, today's recipe); the exported model is plain GPT-2")
-    parser.add_argument("--l1-attention-drop-until", type=int, default=None, metavar="STEP",
+    parser.add_argument("--l1-attention-drop-until", type=int, default=Recipe.l1_attention_drop_until, metavar="STEP",
                         help="end --l1-attention-drop at this step (early stochastic depth; default: the whole run)")
-    parser.add_argument("--l2-attention-entropy", type=float, default=0.0, metavar="W",
+    parser.add_argument("--l2-attention-entropy", type=float, default=Recipe.l2_attention_entropy, metavar="W",
                         help="add W x the mean entropy (nats) of layer 2's attention rows to the training loss (0 = off)")
-    parser.add_argument("--eval-interval", type=int, default=250)
-    parser.add_argument("--eval-batches", type=int, default=20)
+    parser.add_argument("--eval-interval", type=int, default=Recipe.eval_interval)
+    parser.add_argument("--eval-batches", type=int, default=Recipe.eval_batches)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--keep-checkpoints", action="store_true",
                         help="also keep every evaluation's checkpoint as OUT-stepNNNNN.pt (candidates along the run)")
+    parser.add_argument("--resume", action="store_true", help="carry on from OUT where a run was stopped (Ctrl-C) before its end")
     args = parser.parse_args()
 
-    torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
+    recipe = Recipe(**{field.name: getattr(args, field.name) for field in fields(Recipe)})
     tokenizer = Tokenizer.from_file(args.tokenizer)
     train_books, validation_books = load_corpus(args.corpus)
     splits = {"train": encode_split(tokenizer, train_books), "validation": encode_split(tokenizer, validation_books)}
     print({name: len(data) for name, data in splits.items()}, "tokens")
+    printed = []
 
-    config = GPTConfig(vocab_size=tokenizer.get_vocab_size(), dropout=args.dropout, l1_attention_drop=args.l1_attention_drop)
-    model = GPT(config)
-    print(f"{model.num_parameters():,} parameters")
-    decay = [p for p in model.parameters() if p.dim() >= 2]
-    no_decay = [p for p in model.parameters() if p.dim() < 2]
-    optimizer = torch.optim.AdamW(
-        [{"params": decay, "weight_decay": args.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
-        lr=args.lr, betas=(0.9, 0.99),
-    )
-    generator = torch.Generator().manual_seed(args.seed)
-    history = []
-    started = time.time()
-    for step in range(args.max_iters + 1):
-        if step % args.eval_interval == 0 or step == args.max_iters:
-            losses = estimate_loss(model, splits, config.block_size, args.batch_size, args.eval_batches, args.seed)
-            history.append({"step": step, "seconds": round(time.time() - started, 1), **losses})
+    def print_evaluation(step, history):
+        if history and history[-1] not in printed:
+            printed.append(history[-1])
             print(history[-1], flush=True)
-            save_checkpoint(args.out, model, config, args, history)  # a run cut short keeps its latest state
-            if args.keep_checkpoints:
-                save_checkpoint(step_checkpoint_path(args.out, step), model, config, args, history)
-        if step == args.max_iters:
-            break
-        for group in optimizer.param_groups:
-            group["lr"] = learning_rate(step, args.lr, args.min_lr, args.warmup, args.max_iters)
-        model.transformer.h[0].attention_drop = l1_attention_drop_at(step, args.l1_attention_drop, args.l1_attention_drop_until)
-        x, y = get_batch(splits["train"], config.block_size, args.batch_size, generator)
-        _, loss, attention = model(x, y)
-        if args.l2_attention_entropy:
-            loss = loss + args.l2_attention_entropy * attention_entropy(attention[1])
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
 
+    try:
+        _, history, stopped_at = train(recipe, splits, tokenizer.get_vocab_size(), args.out, resume=args.resume,
+                                       keep_checkpoints=args.keep_checkpoints, should_stop=StopOnInterrupt(), on_step=print_evaluation)
+    except ResumeError as e:
+        sys.exit(f"training.train: {e}")
+    print_evaluation(None, history)
+    if stopped_at is not None:
+        sys.exit(f"stopped at step {stopped_at}: {args.out} holds the run; the same command with --resume carries on")
     print(json.dumps(history[-1]), f"wrote {args.out}")
 
 

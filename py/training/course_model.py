@@ -1,0 +1,265 @@
+"""``build.py train``: one command from a course's own texts to a model folder the figure can show.
+
+A course in another language, or built on its own book, trains the figure's model on its texts:
+
+1. read every ``*.txt`` of ``--corpus`` (UTF-8, any language or script), normalised and split as the
+   shipped model's corpus is (``training.corpus``: the last 10% of each file is held out);
+2. train the byte-level BPE tokenizer (``training.train_tokenizer``, 2,000 tokens at most);
+3. check the sentence and the query against it (``training.course_view.find_query``), before any long work;
+4. train the GPT (``training.train``: the shipped model's architecture and recipe, stochastic depth on
+   layer 1's attention included), with a progress bar; Ctrl-C stops it between two steps with its whole
+   state kept in ``OUT/training/``, and the same command carries on from there;
+5. export it (float16 safetensors, as the page downloads), relabel its heads and choose the default
+   view (``training.course_view``: the rule is in its docstring), measure the losses beside unigram and
+   bigram baselines (``training.evaluate``), and write ``model.safetensors``, ``tokenizer.json``,
+   ``default_view.json`` and ``MODEL_CARD.md`` (``training.course_card``) into ``OUT``.
+
+Usage (``build.py train`` runs it with .venv's Python, from ``py/``)::
+
+    python -m training.course_model --corpus DIR --sentence "..." --query WORD [--out DIR]
+        [--steps N | --minutes N] [--seed N] [--l1-attention-drop P] [--force]
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import shutil
+import sys
+import time
+from dataclasses import asdict, replace
+from pathlib import Path
+
+import torch
+from tokenizers import Tokenizer as HFTokenizer
+from tqdm import tqdm
+
+from attention_live.figure import Figure
+from attention_live.tokenizer import Tokenizer
+from training.corpus import CorpusError, load_corpus
+from training.course_card import model_card
+from training.course_view import SentenceError, choose_heads, course_view, find_query, head_orders
+from training.evaluate import bigram_loss, model_loss, unigram_loss
+from training.export import export, reference_model
+from training.gpt import GPT, GPTConfig
+from training.relabel_heads import relabel_file
+from training.train import Recipe, ResumeError, StopOnInterrupt, encode_split, get_batch, train
+from training.train_tokenizer import train_tokenizer
+
+VOCAB_SIZE = 2000  # the shipped model's: the same file budget (about 1.2 MB in float16)
+RECIPE = Recipe(max_iters=5000, dropout=0.05, l1_attention_drop=0.9)  # the shipped model's run (weights/MODEL_CARD.md, "Training")
+MIN_CHARS = 20_000  # least text to train on (after normalisation): about ten pages
+MODELS = Path(__file__).resolve().parents[2] / "models"  # the repository's models/ (ignored by git): where --out defaults to
+MODEL_FILES = ("model.safetensors", "tokenizer.json", "default_view.json", "MODEL_CARD.md")
+
+
+class CourseError(Exception):
+    """Bad input for ``build.py train``; the message says what is wrong and what to do. Nothing is lost."""
+
+
+def corpus_files(corpus):
+    """The corpus's ``*.txt`` files as the model card lists them: [{"file", "bytes", "sha256"}], by name."""
+    return [{"file": path.name, "bytes": path.stat().st_size, "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+            for path in sorted(Path(corpus).glob("*.txt"))]
+
+
+def read_corpus(corpus):
+    """(train, validation) lists of str, as ``training.corpus.load_corpus`` gives them. Raises CourseError
+    for a missing or empty folder, a file that is not UTF-8 (its name and byte offset) or too little text."""
+    if not Path(corpus).is_dir():
+        raise CourseError(f"--corpus {corpus}: no such folder")
+    try:
+        train_books, validation_books = load_corpus(corpus)
+    except (FileNotFoundError, CorpusError) as e:
+        raise CourseError(str(e)) from None
+    found = sum(map(len, train_books + validation_books))
+    if found < MIN_CHARS:
+        raise CourseError(f"{corpus} holds {found:,} characters of text; training needs at least {MIN_CHARS:,} "
+                          "(about ten pages), and a model that has read a few hundred thousand learns far more")
+    return train_books, validation_books
+
+
+def check_out(out, force):
+    """Refuse an ``out`` that already holds a finished model, unless ``force`` (which also drops a stopped run)."""
+    if force:
+        shutil.rmtree(out / "training", ignore_errors=True)
+        for name in MODEL_FILES:
+            (out / name).unlink(missing_ok=True)
+    elif (out / "model.safetensors").exists():
+        raise CourseError(f"{out} already holds a model: pass --force to replace it, or choose another folder with --out")
+
+
+def seconds_per_step(splits, vocab_size, recipe, steps=5):
+    """Wall time of one training step of this model on this machine (s), timed over ``steps`` steps
+    after one to warm up, on a throw-away copy (the run itself starts from its seed)."""
+    model = GPT(GPTConfig(vocab_size=vocab_size, dropout=recipe.dropout, l1_attention_drop=recipe.l1_attention_drop))
+    optimizer = torch.optim.AdamW(model.parameters(), lr=recipe.lr)
+    generator = torch.Generator().manual_seed(0)
+    for i in range(steps + 1):
+        if i == 1:
+            started = time.perf_counter()
+        _, loss, _ = model(*get_batch(splits["train"], model.config.block_size, recipe.batch_size, generator))
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+    return (time.perf_counter() - started) / steps
+
+
+def steps_for_minutes(minutes, seconds, recipe):
+    """How many steps fit in ``minutes`` at ``seconds`` per step, counting the evaluations (each
+    ``eval_batches`` batches of both splits, a forward pass each: about a third of a step)."""
+    evaluation = 2 * recipe.eval_batches * seconds / 3
+    return max(1, int(minutes * 60 / (seconds + evaluation / recipe.eval_interval)))
+
+
+def prepare_run(work, corpus, asked, splits, vocab_size):
+    """The run's recipe: the one ``work/run.json`` recorded if the same command stopped before (then the
+    run carries on), else a new one from ``asked`` ({steps, minutes, seed, l1_attention_drop}), written
+    there. Raises CourseError if ``work`` holds a stopped run of another corpus or other settings."""
+    record = work / "run.json"
+    if record.exists():
+        stopped = json.loads(record.read_text(encoding="utf-8"))
+        if stopped["corpus"] != corpus or stopped["asked"] != asked:
+            raise CourseError(f"{work.parent} holds a stopped training run of another corpus or with other settings "
+                              f"({stopped['asked']}): run that command again to finish it, or pass --force to start over")
+        return Recipe(**stopped["recipe"])
+    recipe = replace(RECIPE, seed=asked["seed"], l1_attention_drop=asked["l1_attention_drop"])
+    if asked["minutes"] is not None:
+        recipe = replace(recipe, max_iters=steps_for_minutes(asked["minutes"], seconds_per_step(splits, vocab_size, recipe), recipe))
+    elif asked["steps"] is not None:
+        recipe = replace(recipe, max_iters=asked["steps"])
+    if recipe.l1_attention_drop_until is not None and recipe.l1_attention_drop_until > recipe.max_iters:
+        recipe = replace(recipe, l1_attention_drop_until=None)
+    work.mkdir(parents=True, exist_ok=True)
+    record.write_text(json.dumps({"corpus": corpus, "asked": asked, "recipe": asdict(recipe)}, indent=1) + "\n", encoding="utf-8")
+    return recipe
+
+
+def progress_bar(recipe, checkpoint):
+    """A tqdm bar over the run's steps, with its ETA and the latest losses, starting where the stopped run
+    in ``checkpoint`` (if it exists) stopped; returns (bar, on_step) for ``train``."""
+    done = torch.load(checkpoint, map_location="cpu", weights_only=True)["resume"]["step"] if checkpoint.exists() else 0
+    if done:
+        print(f"carrying on from the stopped run, at step {done:,} of {recipe.max_iters:,}", flush=True)
+    bar = tqdm(total=recipe.max_iters, initial=done, unit="step", desc="training", dynamic_ncols=True, mininterval=0.5)
+    shown = []
+
+    def on_step(step, history):
+        bar.update(step - bar.n)
+        if history and history[-1] is not (shown[-1] if shown else None):
+            shown.append(history[-1])
+            h = history[-1]
+            bar.set_postfix_str(f"loss {h['train']:.3f} train, {h['validation']:.3f} validation (step {h['step']:,})")
+
+    return bar, on_step
+
+
+def about_text(corpus, files, chars, recipe):
+    """The page's "about" phrases for this model (plain text): what it was trained on, and how."""
+    trained_on = f"the texts of “{Path(corpus).resolve().name}” ({len(files)} file{'s' * (len(files) != 1)}, {chars:,} characters)"
+    how = (f"While it was trained, layer 1's attention was randomly switched off for {recipe.l1_attention_drop:.0%} of the "
+           "sentences; here the whole model runs, as trained.") if recipe.l1_attention_drop else ""
+    return {"corpus": trained_on, "training": how}
+
+
+def make_model(args):
+    """Everything ``build.py train`` does (module docstring). Returns the output folder (Path), or None if
+    the run was stopped with Ctrl-C (its state kept). Raises CourseError for bad input."""
+    out = Path(args.out)
+    check_out(out, args.force)
+    work = out / "training"
+    train_books, validation_books = read_corpus(args.corpus)
+    files = corpus_files(args.corpus)
+    tokenizer_path = work / "tokenizer.json"
+    if not (work / "run.json").exists() or not tokenizer_path.exists():
+        print(f"training the tokenizer on {sum(map(len, train_books)):,} characters…", flush=True)
+        work.mkdir(parents=True, exist_ok=True)
+        train_tokenizer(train_books, VOCAB_SIZE).save(str(tokenizer_path))
+    tokenizer_json = tokenizer_path.read_bytes()
+    page_tokenizer = Tokenizer.from_json(tokenizer_json.decode("utf-8"))
+    try:
+        query_index, note = find_query(page_tokenizer, GPTConfig.block_size, args.sentence, args.query)
+    except SentenceError as e:
+        raise CourseError(f"--sentence/--query: {e}") from None
+    if note:
+        print(f"note: {note}", flush=True)
+    hf_tokenizer = HFTokenizer.from_str(tokenizer_json.decode("utf-8"))
+    splits = {"train": encode_split(hf_tokenizer, train_books), "validation": encode_split(hf_tokenizer, validation_books)}
+    asked = {"steps": args.steps, "minutes": args.minutes, "seed": args.seed, "l1_attention_drop": args.l1_attention_drop}
+    torch.set_num_threads(args.threads)
+    recipe = prepare_run(work, files, asked, splits, page_tokenizer.vocab_size)
+    bar, on_step = progress_bar(recipe, work / "ckpt.pt")
+    started = time.time()
+    try:
+        _, history, stopped_at = train(recipe, splits, page_tokenizer.vocab_size, work / "ckpt.pt", resume=True,
+                                       should_stop=StopOnInterrupt(), on_step=on_step)
+    except ResumeError as e:
+        raise CourseError(f"{e}: pass --force to start over") from None
+    finally:
+        bar.close()
+    if stopped_at is not None:
+        print(f"stopped at step {stopped_at:,} of {recipe.max_iters:,}; {work} keeps the run: the same command carries on from there")
+        return None
+    print(f"trained {recipe.max_iters:,} steps; exporting and choosing the default view…", flush=True)
+    model_path = out / "model.safetensors"
+    export(work / "ckpt.pt", tokenizer_path, model_path)
+    figure = Figure(model_path.read_bytes(), tokenizer_json)
+    focused, diffuse = choose_heads(figure.analyse(args.sentence)["attention"], query_index)
+    relabel_file(model_path, model_path, head_orders(focused, diffuse, figure.config.n_head))
+    figure = Figure(model_path.read_bytes(), tokenizer_json)
+    chars = sum(map(len, train_books + validation_books))
+    view = course_view(figure, args.sentence, query_index, about_text(args.corpus, files, chars, recipe))
+    with torch.no_grad():
+        reference = reference_model(str(model_path))
+        losses = {name: {"tokens": len(data), "model": model_loss(reference, data),
+                         "unigram": unigram_loss(splits["train"], data, page_tokenizer.vocab_size),
+                         "bigram": bigram_loss(splits["train"], data, page_tokenizer.vocab_size)}
+                  for name, data in splits.items()}
+    (out / "tokenizer.json").write_bytes(tokenizer_json)
+    (out / "default_view.json").write_text(json.dumps(view, ensure_ascii=False) + "\n", encoding="utf-8")
+    machine = f"{platform.machine()}, {torch.get_num_threads()} thread(s), {platform.system()}; Python {platform.python_version()}, PyTorch {torch.__version__}"
+    (out / "MODEL_CARD.md").write_text(model_card(
+        out=out, corpus=args.corpus, files=files, chars=chars, vocab_size=page_tokenizer.vocab_size, recipe=recipe, history=history, losses=losses, view=view,
+        query=args.query, note=note, seconds=history[-1]["seconds"], wall=time.time() - started, machine=machine), encoding="utf-8")
+    shutil.rmtree(work)
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(prog="build.py train", description="Train the figure's model on a course's own texts.")
+    parser.add_argument("--corpus", required=True, help="folder of the texts to train on (*.txt, UTF-8, any language)")
+    parser.add_argument("--sentence", required=True, help="the figure's default sentence")
+    parser.add_argument("--query", required=True, help="the word of the sentence the figure opens on as the query")
+    parser.add_argument("--out", help="folder to write the model to (default: models/<corpus folder's name>/)")
+    length = parser.add_mutually_exclusive_group()
+    length.add_argument("--steps", type=int, help=f"training steps (default {RECIPE.max_iters:,}, about 20 minutes on 2 cores)")
+    length.add_argument("--minutes", type=float, help="train for about this long instead (steps set from this machine's speed)")
+    parser.add_argument("--seed", type=int, default=RECIPE.seed)
+    parser.add_argument("--l1-attention-drop", type=float, default=RECIPE.l1_attention_drop, metavar="P",
+                        help=f"stochastic depth on layer 1's attention while training (default {RECIPE.l1_attention_drop}, the shipped "
+                             "model's: it hands finding earlier words to layer 2; 0 turns it off)")
+    parser.add_argument("--threads", type=int, default=2, help="CPU threads for training")
+    parser.add_argument("--force", action="store_true", help="replace the model in --out (and drop a stopped run there)")
+    args = parser.parse_args()
+    if args.out is None:
+        args.out = str(MODELS / Path(args.corpus).resolve().name)
+    if (args.steps is not None and args.steps < 1) or (args.minutes is not None and args.minutes <= 0):
+        parser.error("--steps and --minutes must be positive")
+    if not 0 <= args.l1_attention_drop < 1:
+        parser.error("--l1-attention-drop must be at least 0 and below 1")
+    try:
+        out = make_model(args)
+    except CourseError as e:
+        sys.exit(f"build.py train: {e}")
+    except KeyboardInterrupt:  # Ctrl-C before the training loop (which stops cleanly) or during the export
+        print("stopped before training began or while the model was written: run the same command again", file=sys.stderr)
+        sys.exit(130)
+    if out is None:
+        sys.exit(130)
+    shown = os.path.relpath(out) if not os.path.relpath(out).startswith("..") else str(out.resolve())
+    print(f"wrote {', '.join(MODEL_FILES)} to {shown}\nnext: python3 build.py serve --model {shown}")
+
+
+if __name__ == "__main__":
+    main()
