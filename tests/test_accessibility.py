@@ -71,8 +71,10 @@ def open_figure(browser, origin, **options):
 def open_panels(figure_page, names):
     for name in names:
         figure_page.open_panel(name)
-    if "math" in names:
+    if "math" in names:  # with its part "Compute it as FlashAttention does" open too
         figure_page.wait_until("() => document.querySelector('#math-view .math-table tbody tr') !== null", None)
+        figure_page.page.locator("#flash-part > summary").click()
+        figure_page.wait_until("() => document.querySelector('#flash-view .flash-title')?.textContent !== ''", None)
     if "next" in names:
         figure_page.wait_until("() => document.querySelector('#next-view .predictions li') !== null", None)
 

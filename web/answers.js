@@ -1,5 +1,5 @@
-/* Python's answers for the panels: Figure.explain (the math of the selected row, and a what-if row)
- * and Figure.predict (the next token), each kept with the view it answers, so that a new result or
+/* Python's answers for the panels: Figure.explain (the math of the selected row, and a what-if row),
+ * Figure.flash (that row computed tile by tile) and Figure.predict (the next token), each kept with the view it answers, so that a new result or
  * a new view asks again and an answer that arrives for an older view is never drawn.
  *
  *   key: the result (its sequence number) and the parts of the view state the answer depends on
@@ -8,6 +8,10 @@ const KINDS = {
   explain: {
     key: (result, s) => [result.seq, s.layer, s.head, s.token, s.whatIf.scale, s.whatIf.mask].join("|"),
     fields: (s) => ({ layer: s.layer, head: s.head, token: s.token, scale: s.whatIf.scale, mask: s.whatIf.mask, knockout: s.knockout }),
+  },
+  flash: {
+    key: (result, s) => [result.seq, s.layer, s.head, s.token, s.flash.tile].join("|"),
+    fields: (s) => ({ layer: s.layer, head: s.head, token: s.token, tile: s.flash.tile }),
   },
   predict: {
     key: (result, s) => [result.seq, s.token].join("|"),
@@ -18,8 +22,8 @@ const KINDS = {
 /** `current()` gives the [result, state] on screen now; `onAnswer(kind)` is called when an answer for
  *  it has arrived. */
 export function createAnswers(current, onAnswer) {
-  const held = { explain: null, predict: null }; // {key, value}: the newest answer of each kind
-  const asked = { explain: null, predict: null }; // the key of the request on its way
+  const held = { explain: null, flash: null, predict: null }; // {key, value}: the newest answer of each kind
+  const asked = { explain: null, flash: null, predict: null }; // the key of the request on its way
 
   return {
     /** The answer of `kind` for `result` and `state`, or null while it has not arrived. */

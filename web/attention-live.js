@@ -146,6 +146,7 @@ export class AttentionLiveElement extends HTMLElement {
   select(choice) { return this.live().select(choice); }
   state() { return this.api().state(); }
   explain(options) { return this.live().explain(options); }
+  flash(options) { return this.live().flash(options); }
   predict(options) { return this.live().predict(options); }
   exportImage(options) { return this.live().exportImage(options); }
 

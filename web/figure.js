@@ -17,10 +17,11 @@ import { afterPaint } from "./frames.js";
 import { createViewState } from "./state.js";
 import { BOX_MAX_CHARS, boxed, isWellFormed } from "./text-box.js";
 import { linkFor } from "./url-state.js";
-import { drawChoices, drawTokens, drawWeights, enableChipKeys, markChoice, markReused } from "./views/chips.js";
+import { drawChoices, drawTokens, drawWeights, enableChipKeys, markChoice, markReused, markTile } from "./views/chips.js";
 import { drawLegend } from "./views/colour.js";
 import { createHeadsGrid } from "./views/heads-grid.js";
 import { createMathPanel } from "./views/math-panel.js";
+import { createFlashSteps } from "./views/flash-steps.js";
 import { createMatrix, describeRow } from "./views/matrix.js";
 import { createNextToken } from "./views/next-token.js";
 import { drawWhatIfBanner } from "./views/what-if-banner.js";
@@ -32,7 +33,7 @@ const PARTS = {
   tokens: "tokens", modelSize: "model-size", retry: "retry", legend: "legend", headsPanel: "heads-panel",
   headsGrid: "heads-grid", matrixPanel: "matrix-panel", matrix: "matrix-view", mathPanel: "math-panel",
   math: "math-view", nextPanel: "next-panel", next: "next-view", whatIf: "what-if", copyLink: "copy-link",
-  linkBox: "link-box", linkText: "link-text", savedImage: "saved-image",
+  linkBox: "link-box", linkText: "link-text", savedImage: "saved-image", flashPart: "flash-part", flash: "flash-view",
 };
 const PANEL_NAMES = ["heads", "matrix", "math", "next"];
 
@@ -124,10 +125,10 @@ export class AttentionFigure {
     this.el = Object.fromEntries(Object.entries(PARTS).map(([name, id]) => [name, part(id)]));
     this.el.saveButtons = root.querySelectorAll("button[data-save]");
     this.panels = { heads: this.el.headsPanel, matrix: this.el.matrixPanel, math: this.el.mathPanel, next: this.el.nextPanel };
-    this.view = { result: null, config: null, headsGrid: null, matrix: null, math: null, next: null }; // the numbers shown, and the views made for this model
+    this.view = { result: null, config: null, headsGrid: null, matrix: null, math: null, flash: null, next: null }; // the numbers shown, and the views made for this model
     this.viewState = createViewState({
       layer: 1, head: 1, token: 0, preview: null, panels: Object.fromEntries(PANEL_NAMES.map((name) => [name, false])),
-      whatIf: { scale: true, mask: true }, knockout: [],
+      whatIf: { scale: true, mask: true }, knockout: [], flash: { open: false, tile: 4, step: 0 }, // tiles of 4: the default sentence in four
     });
     this.queue = { text: "", requested: 0, shown: 0, waiters: [] }; // the texts given (requested) and shown, by number
     this.announcer = createAnnouncer(this.el.announcer);
@@ -202,6 +203,7 @@ export class AttentionFigure {
     const { result } = this.view;
     if (!this.channel || !result || result.precomputed || result.ids.length === 0 || this.channel.busy) return;
     if (state.panels.math) this.answers.ask("explain", this.channel, result, state);
+    if (state.panels.math && state.flash.open) this.answers.ask("flash", this.channel, result, state);
     if (state.panels.next) this.answers.ask("predict", this.channel, result, state);
   }
 
@@ -232,9 +234,12 @@ export class AttentionFigure {
     const waiting = !view.result || view.result.precomputed ? "Waiting for the live model…"
       : view.result.ids.length === 0 ? "No tokens: type a sentence above." : null;
     if (view.next) view.next.draw(view.result && this.answers.get("predict", view.result, state), view.result?.labels ?? [], state, waiting);
+    if (state.flash.open !== previous.flash.open && el.flashPart.open !== state.flash.open) el.flashPart.open = state.flash.open;
     if (waiting) view.math?.clear(waiting);
+    if (waiting) view.flash?.clear(waiting);
     const live = Boolean(view.result && !view.result.precomputed); // what-ifs need the live model (not while loading)
     view.math?.enable(live);
+    view.flash?.enable(live);
     view.next?.enable(live);
     const { result } = view;
     if (!result?.attention) return; // nothing yet, or only its tokens (showTokensEarly)
@@ -246,11 +251,23 @@ export class AttentionFigure {
     markReused(el.tokens, state.panels.math && result.cache ? result.cache.reused : 0);
     const explained = this.answers.get("explain", result, state);
     if (state.panels.math && view.math && explained) view.math.draw(explained, result.labels, result.cache);
+    this.drawFlash(state, previous);
     const token = state.preview ?? state.token;
     const row = result.attention.subarray(headOffset(result, state.layer, state.head) + token * T).subarray(0, T);
     drawWeights(el.tokens, row, token, state.preview !== null, keysSeen(result, state, token) === token + 1);
     const source = result.precomputed ? "precomputed at build time" : "computed live in this tab";
     this.setStatus(`Query ${queryText(result.labels, token)} · layer ${state.layer}, head ${state.head} · ${source}`);
+  }
+
+  /* "Compute it as FlashAttention does": the tile shown, and its keys marked on the chips and the matrix. */
+  drawFlash(state, previous) {
+    const { el, view } = this;
+    const shown = state.panels.math && state.flash.open;
+    const flashed = shown ? this.answers.get("flash", view.result, state) : null;
+    if (flashed) view.flash.draw(flashed, view.result.labels, state.flash.step, state.flash.step !== previous.flash.step);
+    const tile = flashed?.steps[Math.min(state.flash.step, flashed.steps.length - 1)].keys ?? null;
+    if (shown || (previous.panels.math && previous.flash.open)) markTile(el.tokens, tile?.[0] ?? null, tile?.[1]); // chips untouched while it is closed
+    if (state.panels.matrix) view.matrix?.markTile(tile && { token: state.token, first: tile[0], last: tile[1] });
   }
 
   /** The notice above the chips: what the figure changed in what it was given (`result`, or null
@@ -627,6 +644,18 @@ export class AttentionFigure {
         const plain = Object.fromEntries(Object.entries(answer).map(([name, value]) => [name, ArrayBuffer.isView(value) ? list(value) : value]));
         return { ...plain, k: answer.k.map(list), v: answer.v.map(list) };
       },
+      /** The selected row computed as FlashAttention does (Figure.flash): keys in tiles of `tile` (1 to
+       *  block_size), layer and head 1-based, token 0-based (each defaults to the view's). Resolves to
+       *  {layer, head, token, tile, steps: [{keys: [first, last], skipped, m, l, rescale, acc}], output,
+       *  reference_output, max_abs_diff, scores_held, scores_plain, memory}; rejects with a RangeError
+       *  for a bad choice or tile size. */
+      async flash({ layer, head, token, tile = 16 } = {}) {
+        const choice = await figure.checkedChoice({ layer, head, token }, true);
+        checkedNumber(tile, 1, figure.view.config.block_size, "tile");
+        const answer = await figure.channel.ask("flash", { ...choice, tile });
+        return { ...answer, output: Array.from(answer.output), reference_output: Array.from(answer.reference_output),
+          steps: answer.steps.map((step) => ({ ...step, acc: Array.from(step.acc) })) };
+      },
       /** The next token after `token` (Figure.predict): {token, candidates: [{id, label, p}], next:
        *  {id, label, p, rank} | null, knockout}; `knockout` lists {layer, head} to knock out (then each
        *  candidate also has p_intact and delta). */
@@ -756,6 +785,7 @@ export class AttentionFigure {
     this.view.headsGrid = createHeadsGrid(el.headsGrid, config, (layer, head) => this.choose({ layer, head }));
     this.view.matrix = createMatrix(el.matrix, (index) => this.pickToken(index), readOut, this.options.prefix);
     this.view.math = createMathPanel(el.math, (whatIf) => this.choose({ whatIf }), readOut, this.options.prefix);
+    this.view.flash = createFlashSteps(el.flash, (flash) => this.viewState.update({ flash }), readOut, this.options.prefix);
     this.view.next = createNextToken(el.next, config, (layer, head) => this.toggleKnockout(layer, head));
     const asked = this.options.initialView(config, manifest.max_text_chars);
     this.asked.changes = asked.changes;
@@ -841,6 +871,9 @@ export class AttentionFigure {
         if (this.viewState.get().panels[name] !== panel.open) this.viewState.update({ panels: { [name]: panel.open } });
       });
     }
+    el.flashPart.addEventListener("toggle", () => {
+      if (this.viewState.get().flash.open !== el.flashPart.open) this.viewState.update({ flash: { open: el.flashPart.open } });
+    });
   }
 
   openChannel() {

@@ -140,7 +140,7 @@ export class PythonClient {
        *  ([[layer, head], ...], 1-based) knocked out and `whatIf` ({layer, head, scale, mask} or null)
        *  applied to that head. Resolves with the worker's result. */
       analyse: (text, { knockout = [], whatIf = null } = {}) => client.request({ type: "analyse", figure: number, text, knockout, whatIf }),
-      /** Ask Python for `type` ("explain" or "predict", see worker.js) with `fields`; resolves with its answer. */
+      /** Ask Python for `type` ("explain", "flash" or "predict", see worker.js) with `fields`; resolves with its answer. */
       ask: (type, fields) => client.request({ ...fields, type, figure: number }).then((message) => message.value),
       /** The figure is gone: its view in Python is dropped. */
       forget: () => {

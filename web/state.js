@@ -5,7 +5,9 @@
  *     preview,              a token previewed by hovering a chip (or null): drawn, never kept
  *     panels: { heads, matrix, math, next },   which disclosures below the chips are open
  *     whatIf: { scale, mask },  false = that step of the selected head left out (a what-if)
- *     knockout: [[layer, head], ...] }         heads knocked out (a what-if), 1-based
+ *     knockout: [[layer, head], ...],          heads knocked out (a what-if), 1-based
+ *     flash: { open, tile, step } }            "Compute it as FlashAttention does": open, keys per
+ *                                              tile, the tile shown (0-based)
  *
  * Clicks, keys and window.attentionLive.select() all go through update(); every view redraws from
  * the state it is handed. The address's fragment is this state written out (url-state.js), and a host
@@ -13,17 +15,19 @@
  */
 
 export function createViewState(initial) {
-  let state = Object.freeze({ ...initial, panels: Object.freeze({ ...initial.panels }), whatIf: Object.freeze({ ...initial.whatIf }) });
+  let state = Object.freeze({ ...initial, panels: Object.freeze({ ...initial.panels }), whatIf: Object.freeze({ ...initial.whatIf }),
+    flash: Object.freeze({ ...initial.flash }) });
   const listeners = [];
   return {
     /** The current state (frozen). */
     get: () => state,
-    /** Merge `patch` (panels and whatIf merge one level deep) and tell every listener (state, previous state). */
+    /** Merge `patch` (panels, whatIf and flash merge one level deep) and tell every listener (state, previous state). */
     update(patch) {
       const previous = state;
       const panels = Object.freeze({ ...state.panels, ...(patch.panels ?? {}) });
       const whatIf = Object.freeze({ ...state.whatIf, ...(patch.whatIf ?? {}) });
-      state = Object.freeze({ ...state, ...patch, panels, whatIf });
+      const flash = Object.freeze({ ...state.flash, ...(patch.flash ?? {}) });
+      state = Object.freeze({ ...state, ...patch, panels, whatIf, flash });
       for (const listener of listeners) listener(state, previous);
     },
     /** Call `listener(state, previous)` after every update. */

@@ -12,6 +12,7 @@
  *                                                      Python as data; what-ifs: knockout [[layer, head], ...]
  *                                                      1-based, whatIf {layer, head, scale, mask} or null
  *                {type: "explain", id, figure, layer, head, token, scale, mask, knockout}   Figure.explain
+ *                {type: "flash", id, figure, layer, head, token, tile}                      Figure.flash
  *                {type: "predict", id, figure, token, top, knockout}                        Figure.predict
  *                {type: "forget", figure}              the figure is gone (its element removed, its page closed)
  *                {type: "tokenize", id, text}          Figure.tokenize, for a figure that is not live yet
@@ -25,7 +26,7 @@
  *                                                      served changes
  *                {type: "result", id, text, ids, labels, tokensDropped, charsDropped, cache,
  *                 attention: Float32Array, shape: [n_layer, n_head, T, T]}  (attention transferred)
- *                {type: "answer", id, value}           explain's, predict's or tokenize's dict as plain objects; numpy
+ *                {type: "answer", id, value}           explain's, flash's, predict's or tokenize's dict as plain objects; numpy
  *                                                      arrays as Float32Arrays (2-d: an array of rows)
  *                {type: "error", id?, message}         one sentence, never a traceback
  */
@@ -299,6 +300,9 @@ function serve(connection) {
         else if (message.type === "explain") {
           const { layer, head, token, scale, mask, knockout } = message;
           answer(connection, figure, message.id, "explain", { layer, head, token, scale, mask, knockout });
+        } else if (message.type === "flash") {
+          const { layer, head, token, tile } = message;
+          answer(connection, figure, message.id, "flash", { layer, head, token, tile });
         } else if (message.type === "predict") {
           const { token, top, knockout } = message;
           answer(connection, figure, message.id, "predict", { token, top, knockout });

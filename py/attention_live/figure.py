@@ -1,5 +1,6 @@
 """What the page asks of Python: one text in, its tokens and every head's attention out; the math of
-one row (``explain``) and the next token (``predict``) on request.
+one row (``explain``), the same row as FlashAttention computes it (``flash``) and the next token
+(``predict``) on request.
 
 The page's worker builds one ``Figure`` from the fetched files, then calls ``analyse(text)`` with
 the visitor's text as an argument (never as source code) on every edit. Layers and heads are
@@ -13,6 +14,7 @@ import re
 import numpy as np
 
 from attention_live.explain import explain_row, next_token, what_if_head
+from attention_live.flash import flash
 from attention_live.kv_cache import CachedForward, cache_summary
 from attention_live.labels import token_label
 from attention_live.model import gpt, load_gpt
@@ -128,6 +130,23 @@ class Figure:
         dk = k.shape[-1]
         return {**row, "layer": layer, "head": head, "token": token, "dk": dk, "sqrt_dk": float(np.sqrt(dk)),
                 "scale": scale, "mask": mask, "knockout": sorted({tuple(pair) for pair in knockout})}
+
+    def flash(self, layer, head, token, tile=16):
+        """One attention row of the last text analysed computed as FlashAttention does, keys in tiles
+        of ``tile`` (``flash.flash``: the running maximum, sum and output after each tile, beside the
+        ordinary output). ``layer`` and ``head`` 1-based, ``token`` the query's position (0-based),
+        ``tile`` from 1 to block_size keys.
+
+        Returns flash.flash's dict (steps, output and reference_output float32 [d_k], max_abs_diff,
+        scores_held, scores_plain, tile, memory in bytes) plus layer, head and token. Raises ValueError
+        for a layer, head, token or tile size outside the model or the text.
+        """
+        run = self._run(self._live.ids, ())
+        self._check_view(layer, head, token)
+        if not (isinstance(tile, int) and 1 <= tile <= self.config.block_size):
+            raise ValueError(f"tile must be a whole number from 1 to {self.config.block_size}, got {tile!r}")
+        k, v = run.present[layer - 1]
+        return {**flash(run.queries[layer - 1][head - 1], k[head - 1], v[head - 1], token, tile), "layer": layer, "head": head, "token": token}
 
     def predict(self, token, top=5, knockout=()):
         """The next token after position ``token`` (0-based) of the last text analysed.

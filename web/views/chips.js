@@ -162,6 +162,14 @@ export function markChoice(fieldset, value) {
   }
 }
 
+/** Outline the chips of keys `first`..`last` (0-based, inclusive): the tile "Compute it as FlashAttention
+ *  does" shows; none when `first` is null. */
+export function markTile(container, first, last) {
+  for (const chip of container.children) {
+    if (chip.index !== undefined) chip.classList.toggle("in-tile", first !== null && chip.index >= first && chip.index <= last);
+  }
+}
+
 /** Mark quietly the first `count` chips: their keys and values came from the KV cache on the last edit. */
 export function markReused(container, count) {
   for (const chip of container.children) {

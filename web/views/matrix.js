@@ -6,7 +6,8 @@
  *     .matrix-cells
  *       canvas#matrix   data-rows = data-cols = T; T × T pixels, one per cell, scaled up without
  *                       smoothing: cell (i, j) is row i, column j of a regular grid over the whole canvas
- *       .row-mark       outline of the query's row;  .cell-mark  outline of the cell under the pointer
+ *       .row-mark       outline of the query's row;  .cell-mark  outline of the cell under the pointer;
+ *       .tile-mark      the keys of the tile "Compute it as FlashAttention does" shows, in the query's row
  *   p.matrix-readout    «query» → «key» and its percentage, for the cell pointed at (else the query's row)
  *   table               the text alternative: for each query, its three largest keys with percentages;
  *                       rewritten once the reader pauses (TABLE_PAUSE_MS without a new result; its
@@ -60,8 +61,10 @@ export function createMatrix(container, onPick, onRead, prefix = "") {
   const rowMark = element("span", "row-mark");
   const cellMark = element("span", "cell-mark");
   cellMark.hidden = true;
+  const tileMark = element("span", "tile-mark");
+  tileMark.hidden = true;
   const cells = element("div", "matrix-cells");
-  cells.append(canvas, rowMark, cellMark);
+  cells.append(canvas, rowMark, tileMark, cellMark);
   const cols = element("div", "matrix-cols");
   const rows = element("div", "matrix-rows");
   const box = element("div", "matrix-box");
@@ -254,5 +257,14 @@ export function createMatrix(container, onPick, onRead, prefix = "") {
     else readout.textContent = describeRow(result, state, state.token);
   }
 
-  return { draw };
+  /** Outline keys `tile.first`..`tile.last` of query `tile.token`'s row (a FlashAttention tile), or nothing for null. */
+  function markTile(tile) {
+    const T = current?.result.ids.length ?? 0;
+    tileMark.hidden = !tile || T === 0;
+    if (tileMark.hidden) return;
+    Object.assign(tileMark.style, { top: `${(100 * tile.token) / T}%`, height: `${100 / T}%`,
+      left: `${(100 * tile.first) / T}%`, width: `${(100 * (tile.last - tile.first + 1)) / T}%` });
+  }
+
+  return { draw, markTile };
 }
