@@ -109,6 +109,22 @@ def test_early_stochastic_depth_ends_at_its_step():
     assert l1_attention_drop_at(0, 0.9, until=0) == 0.0  # ended before the first step: plain training
 
 
+def test_late_dropout_begins_at_its_step_and_is_off_before():
+    from training.train import dropout_at, set_dropout
+
+    assert [dropout_at(step, 0.05, start=3000) for step in (0, 2999, 3000, 4999)] == [0.0, 0.0, 0.05, 0.05]
+    assert [dropout_at(step, 0.05) for step in (0, 4999)] == [0.05, 0.05]  # no start: the whole run
+    model = GPT(GPTConfig(**SMALL, dropout=0.1))
+    set_dropout(model, 0.0)
+    layers = [m for m in model.modules() if isinstance(m, torch.nn.Dropout)]
+    assert len(layers) == 1 + SMALL["n_layer"] * 3 and all(m.p == 0.0 for m in layers)  # embedding; attention, residual, MLP per block
+    x = torch.randn(4, 3, 2)
+    state = torch.get_rng_state()
+    model.train()
+    assert torch.equal(layers[0](x), x) and torch.equal(torch.get_rng_state(), state)  # dropout 0 draws no random numbers
+
+
 def test_a_run_that_ends_the_lever_early_has_its_own_name():
     assert run_name(0.9, 1, 0.0, 5000) == "p0.9-seed1-dropout0.0-5000"  # the names of runs already judged are unchanged
     assert run_name(0.9, 1, 0.0, 5000, 0.0, 3500) == "p0.9-until3500-seed1-dropout0.0-5000"
+    assert run_name(0.9, 1, 0.05, 5000, 0.0, 3000, 3000) == "p0.9-until3000-seed1-dropout0.05from3000-5000"

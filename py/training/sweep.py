@@ -61,17 +61,20 @@ HELD_OUT_BOUND = 0.70  # least share of held-out sentences in which the claim-1 
 HELD_OUT_SENTENCES = 60
 
 
-def run_name(p, seed, dropout, steps, entropy=0.0, until=None):
+def run_name(p, seed, dropout, steps, entropy=0.0, until=None, dropout_from=None):
     """A run's name from its settings: ``run_name(0.5, 1337, 0.1, 3000) == "p0.5-seed1337-dropout0.1-3000"``,
     ``run_name(0.5, 1, 0.0, 3000, 0.05) == "p0.5-seed1-dropout0.0-3000-entropy0.05"``,
-    ``run_name(0.9, 1, 0.0, 5000, 0.0, 3500) == "p0.9-until3500-seed1-dropout0.0-5000"``."""
-    return (f"p{p}" + (f"-until{until}" if until is not None else "") + f"-seed{seed}-dropout{dropout}-{steps}"
+    ``run_name(0.9, 1, 0.0, 5000, 0.0, 3500) == "p0.9-until3500-seed1-dropout0.0-5000"``,
+    ``run_name(0.9, 1, 0.05, 5000, 0.0, 3000, 3000) == "p0.9-until3000-seed1-dropout0.05from3000-5000"``."""
+    return (f"p{p}" + (f"-until{until}" if until is not None else "") + f"-seed{seed}-dropout{dropout}"
+            + (f"from{dropout_from}" if dropout_from is not None else "") + f"-{steps}"
             + (f"-entropy{entropy}" if entropy else ""))
 
 
-# One run of the plan: l1_attention_drop, seed, dropout, steps, l2_attention_entropy, and the step at which
-# the first lever ends (training.train --l1-attention-drop-until; None: it lasts the whole run)
-Run = namedtuple("Run", "p seed dropout steps entropy until", defaults=(None,))
+# One run of the plan: l1_attention_drop, seed, dropout, steps, l2_attention_entropy, the step at which
+# the first lever ends (training.train --l1-attention-drop-until) and the one at which dropout begins
+# (--dropout-from); None: the whole run
+Run = namedtuple("Run", "p seed dropout steps entropy until dropout_from", defaults=(None, None))
 
 
 # Runs (see Run), in the order they are trained:
@@ -102,6 +105,11 @@ PLAN += [(0.9, 1337, 0.05, 5000, 0.0)]
 # bound; p 0.9 costs loss because block 1's attention is trained 90% absent and 10% ten times as strong,
 # never as the page runs it. Ending the lever at step 3,000 or 3,500 of 5,000 lets the rest adapt to it.
 PLAN += [(0.9, 1, 0.0, 5000, 0.0, until) for until in (3000, 3500)]
+# Late dropout (training.train.dropout_at), after both ended 0.012-0.018 above the loss bound with claim 1
+# held at 80-87% from step 3,250 on: the first 3,000 steps as there (no dropout: until then the run is the
+# same, step for step), then stochastic depth off and dropout 0.05 or 0.1 against the overfitting that
+# held the loss at 3.91-3.92 (train loss falling, validation flat)
+PLAN += [(0.9, 1, dropout, 5000, 0.0, 3000, 3000) for dropout in (0.05, 0.1)]
 PLAN = [Run(*settings) for settings in PLAN]
 
 
@@ -166,6 +174,7 @@ def train_command(args, run):
     """The ``training.train`` command line of one run of the plan (a Run), and the checkpoint it writes."""
     out = Path(args.runs) / run_name(*run) / "ckpt.pt"
     until = ["--l1-attention-drop-until", str(run.until)] if run.until is not None else []
+    until += ["--dropout-from", str(run.dropout_from)] if run.dropout_from is not None else []
     return [sys.executable, "-m", "training.train", "--corpus", args.corpus, "--tokenizer", args.tokenizer, "--out", str(out),
             "--seed", str(run.seed), "--max-iters", str(run.steps), "--dropout", str(run.dropout), "--l1-attention-drop", str(run.p),
             *until, "--l2-attention-entropy", str(run.entropy), "--threads", "1", "--keep-checkpoints"], out
@@ -176,7 +185,8 @@ def judge_run(judge, run, out, results, stopped=False):
     one line per checkpoint to ``results``."""
     for checkpoint in sorted(out.parent.glob("ckpt-step*.pt")):
         record = {"run": {"name": run_name(*run), "l1_attention_drop": run.p, "l1_attention_drop_until": run.until, "seed": run.seed,
-                          "dropout": run.dropout, "steps": run.steps, "l2_attention_entropy": run.entropy, "stopped": stopped},
+                          "dropout": run.dropout, "dropout_from": run.dropout_from, "steps": run.steps, "l2_attention_entropy": run.entropy,
+                          "stopped": stopped},
                   **judge.judge(checkpoint)}
         with open(results, "a", encoding="utf-8") as f:
             f.write(json.dumps(record) + "\n")
@@ -189,11 +199,17 @@ def lever(run):
     return f"{run['l1_attention_drop']}" + (f" until {until:,}" if until is not None else "")
 
 
+def dropout(run):
+    """The dropout column of the sweep tables: ``0.05``, or ``0.05 from 3,000`` for late dropout."""
+    start = run.get("dropout_from")
+    return f"{run['dropout']}" + (f" from {start:,}" if start is not None else "")
+
+
 def format_row(record):
     """One line of the sweep table (Markdown) for a judged checkpoint."""
     run, f, d = record["run"], record["focused"], record["diffuse"]
     met = ", ".join(name for name, ok in meets(record).items() if ok) or "none"
-    return (f"| {lever(run)} | {run.get('l2_attention_entropy', 0.0)} | {run['seed']} | {run['dropout']} | "
+    return (f"| {lever(run)} | {run.get('l2_attention_entropy', 0.0)} | {run['seed']} | {dropout(run)} | "
             f"{run['steps']:,}{' (stopped)' if run.get('stopped') else ''} | {record['step']:,} | "
             f"{record['validation']:.3f} | {f['head']}: {f['alice']:.1%} / {f['and']:.1%} / {f['queen']:.1%} | "
             f"{d['largest']:.1%} | {record['held_out']:.0%} | {met} |")
@@ -220,7 +236,7 @@ def run_summaries(records):
         spread = lambda values, form: f"{form(min(values))}–{form(max(values))}"  # noqa: E731
         last = max(checkpoints, key=lambda r: r["step"])
         stopped = f" (stopped at {last['step']:,})" if run.get("stopped") else ""
-        lines.append(f"| {lever(run)} | {run.get('l2_attention_entropy', 0.0)} | {run['seed']} | {run['dropout']} | "
+        lines.append(f"| {lever(run)} | {run.get('l2_attention_entropy', 0.0)} | {run['seed']} | {dropout(run)} | "
                      f"{run['steps']:,}{stopped} | "
                      f"{len(checkpoints)} | {last['validation']:.3f} | "
                      f"{spread([r['focused']['alice'] for r in late], lambda x: f'{x:.1%}')} | "

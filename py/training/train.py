@@ -18,7 +18,8 @@ name-finding job goes to a layer-2 head rather than a layer-1 one (why: ``weight
 It changes training only; the exported model is plain GPT-2. With P = 0 (the default) nothing
 changes, not even the random number stream. ``--l1-attention-drop-until STEP`` ends the lever at
 that step ("early stochastic depth", ``l1_attention_drop_at``), so that the last steps train block 1's
-attention always on, as the exported model runs it.
+attention always on, as the exported model runs it; ``--dropout-from STEP`` is the other half of that
+paper, "late dropout" (``dropout_at``): no dropout before STEP, ``--dropout`` from it on.
 
 ``--l2-attention-entropy W`` adds W times the mean entropy of layer 2's attention rows (nats) to the
 training loss (``attention_entropy``), which favours heads that look at one key rather than several;
@@ -94,6 +95,26 @@ def l1_attention_drop_at(step, p, until=None):
     return p if until is None or step < until else 0.0
 
 
+def dropout_at(step, p, start=None):
+    """The dropout probability at ``step``: 0 before ``start``, ``p`` from it on (``start`` None: ``p``
+    for the whole run).
+
+    Liu et al. 2023, "Dropout Reduces Underfitting" (arXiv:2303.01500): "late dropout" leaves the
+    first part of training without dropout and regularises only the rest, for models that overfit.
+    Here the first part is where stochastic depth hands the name-finding job to layer 2 (a run without
+    dropout keeps it best); the rest is where a run without dropout overfits. A dropout of 0 draws no
+    random numbers, so until ``start`` the run is the run without dropout, step for step.
+    """
+    return p if start is None or step >= start else 0.0
+
+
+def set_dropout(model, p):
+    """Set the probability of every dropout layer of ``model`` (nn.Dropout) to ``p``."""
+    for module in model.modules():
+        if isinstance(module, torch.nn.Dropout):
+            module.p = p
+
+
 def learning_rate(step, max_lr, min_lr, warmup, max_iters):
     """Linear warm-up over ``warmup`` steps, then cosine decay from max_lr to min_lr."""
     if step < warmup:
@@ -118,6 +139,7 @@ class Recipe:
     dropout: float = 0.1
     l1_attention_drop: float = 0.0
     l1_attention_drop_until: int | None = None
+    dropout_from: int | None = None
     l2_attention_entropy: float = 0.0
     eval_interval: int = 250
     eval_batches: int = 20
@@ -212,6 +234,7 @@ each evaluation (``step``: the steps done).
         for group in optimizer.param_groups:
             group["lr"] = learning_rate(step, recipe.lr, recipe.min_lr, recipe.warmup, recipe.max_iters)
         model.transformer.h[0].attention_drop = l1_attention_drop_at(step, recipe.l1_attention_drop, recipe.l1_attention_drop_until)
+        set_dropout(model, dropout_at(step, recipe.dropout, recipe.dropout_from))
         x, y = get_batch(splits["train"], config.block_size, recipe.batch_size, generator)
         _, loss, attention = model(x, y)
         if recipe.l2_attention_entropy:
@@ -259,6 +282,8 @@ def main():
                              "while training (0 = off, today's recipe); the exported model is plain GPT-2")
     parser.add_argument("--l1-attention-drop-until", type=int, default=Recipe.l1_attention_drop_until, metavar="STEP",
                         help="end --l1-attention-drop at this step (early stochastic depth; default: the whole run)")
+    parser.add_argument("--dropout-from", type=int, default=Recipe.dropout_from, metavar="STEP",
+                        help="no dropout before this step, --dropout from it on (late dropout; default: the whole run)")
     parser.add_argument("--l2-attention-entropy", type=float, default=Recipe.l2_attention_entropy, metavar="W",
                         help="add W x the mean entropy (nats) of layer 2's attention rows to the training loss (0 = off)")
     parser.add_argument("--eval-interval", type=int, default=Recipe.eval_interval)
