@@ -53,6 +53,9 @@ DIST = ROOT / "dist"
 CACHE = ROOT / ".cache"
 WEIGHTS = ROOT / "weights"  # the shipped model's folder
 VENV = ROOT / ".venv"  # where ``test`` and ``bench`` install what they need
+REQUIREMENTS = ("requirements-test.txt", "requirements-train.txt", "requirements-engines.txt")  # into .venv
+ENGINE_PACKAGES = (("chromium", "/usr/bin/chromium"), ("firefox-esr", "/usr/bin/firefox-esr"),  # Debian's, for the tests' browsers
+                   ("webkit2gtk-driver", "/usr/bin/WebKitWebDriver"), ("xvfb", "/usr/bin/Xvfb"))
 PYODIDE_VERSION = "0.27.7"
 PYODIDE_NPM = f"pyodide@{PYODIDE_VERSION}"
 PYODIDE_NPM_INTEGRITY = "sha512-RUSVJlhQdfWfgO9hVHCiXoG+nVZQRS5D9FzgpLJ/VcgGBLSAKoPL8kTiOikxbHQm1kRISeWUBdulEgO26qpSRA=="
@@ -547,17 +550,42 @@ def project_python(browser=True):
     while the requirements files and this Python's version are unchanged; everything pip installs
     goes into it, never into the Python running build.py (which may refuse, PEP 668)."""
     python = VENV / "bin" / "python"
-    wanted = hashlib.sha256(sys.version.encode() + b"".join(
-        (ROOT / name).read_bytes() for name in ("requirements-test.txt", "requirements-train.txt"))).hexdigest()
+    wanted = hashlib.sha256(sys.version.encode() + b"".join((ROOT / name).read_bytes() for name in REQUIREMENTS)).hexdigest()
     stamp = VENV / "requirements.sha256"
     if not (python.exists() and stamp.exists() and stamp.read_text() == wanted):
         shutil.rmtree(VENV, ignore_errors=True)
         make_venv()
         run([str(python), "-m", "pip", "install", "--quiet", "-r", str(ROOT / "requirements-test.txt")])
+        run([str(python), "-m", "pip", "install", "--quiet", "--require-hashes", "--no-deps", "-r", str(ROOT / "requirements-engines.txt")])
         stamp.write_text(wanted)
-    if browser and not Path("/usr/bin/chromium").exists():
-        apt_get_install("chromium")
+    if browser:
+        install_engines()
     return python
+
+
+def install_engines():
+    """What the tests' browsers need, where missing: Debian's chromium, and for the cross-engine tests
+    (tests/engines.py) firefox-esr, webkit2gtk-driver (WebKitWebDriver and its MiniBrowser) and xvfb with
+    apt-get, and npm's puppeteer-core (Firefox's driver) into .cache/engines/ with ``npm ci``, checked
+    against tests/engine-drivers/package-lock.json's integrity. A package that cannot be installed is named, and
+    the tests of its engine say it is missing (ATTENTION_LIVE_ENGINES=chromium runs Chromium's alone)."""
+    wanted = [package for package, path in ENGINE_PACKAGES if not Path(path).exists()]
+    if wanted:
+        try:
+            apt_get_install(*wanted)
+        except (subprocess.CalledProcessError, OSError) as e:
+            print(f"could not install {', '.join(wanted)} with apt-get ({e}): their engines' tests will fail", file=sys.stderr)
+    engines = CACHE / "engines"
+    lock = (ROOT / "tests" / "engine-drivers" / "package-lock.json").read_bytes()
+    if not (engines / "package-lock.json").exists() or (engines / "package-lock.json").read_bytes() != lock or not (engines / "node_modules").exists():
+        shutil.rmtree(engines, ignore_errors=True)
+        engines.mkdir(parents=True)
+        for name in ("package.json", "package-lock.json"):
+            shutil.copy2(ROOT / "tests" / "engine-drivers" / name, engines / name)
+        try:
+            run(["npm", "ci", "--silent", "--no-audit", "--no-fund"], cwd=engines)
+        except (subprocess.CalledProcessError, OSError) as e:
+            print(f"could not install puppeteer-core with npm ({e}): Firefox's tests will fail", file=sys.stderr)
 
 
 def train_model(arguments):
@@ -587,9 +615,9 @@ def make_venv():
         run([sys.executable, "-m", "venv", str(VENV)])
 
 
-def apt_get_install(package):
+def apt_get_install(*packages):
     run(["apt-get", "update", "-qq"])
-    run(["apt-get", "install", "-y", "-qq", package], env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+    run(["apt-get", "install", "-y", "-qq", *packages], env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
 
 
 def pytest_arguments(extra):

@@ -204,7 +204,7 @@ def course_site(folder, pages):
     (site / "attention-live").symlink_to(build.DIST, target_is_directory=True)
     for name, body in pages.items():
         (site / name).write_text('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Unit 3: attention</title>'
-                                 '<script type="module" src="attention-live/attention-live.js"></script></head>'
+                                 '<link rel="icon" href="data:,"><script type="module" src="attention-live/attention-live.js"></script></head>'
                                  f"<body><main><h1>Unit 3: attention</h1>{body}</main></body></html>", encoding="utf-8")
     with serving(build.make_server(0, site)) as url:
         yield url
