@@ -181,3 +181,23 @@ def test_two_figures_share_one_python(page, tmp_path):
         page.wait_until("() => Array.from(document.querySelectorAll('attention-live'), (e) => e.dataset.state).every((s) => s === 'ready')")
         runtimes = page.evaluate("() => Array.from(document.querySelectorAll('attention-live'), (e) => e.state().runtime)")
     assert len(runtimes) == 2 and runtimes[0]["id"] == runtimes[1]["id"] and runtimes[0]["kind"] == "shared" and runtimes[0]["figures"] == 2
+
+
+def test_a_buttons_answer_stays_until_the_view_changes(page, origin):
+    """Found in WebKit: "Copy link" clicked while a knockout's numbers were on their way said "Link
+    copied", and the numbers, arriving 100 ms later, wiped it from the status line. The answer now stays
+    while the text and the view are the ones it answered, whatever result arrives for them."""
+    assert page.open(origin + "/") == "ready"
+    page.click("#next-panel > summary")
+    page.wait_until("() => document.querySelectorAll('#next-view .predictions li').length === 5")
+    page.click(".knockouts button[data-layer='2'][data-head='3']")  # its numbers are computed now
+    page.click("#copy-link")  # "Link copied", or where the clipboard is refused the box with the link selected
+    status = "() => document.getElementById('status').textContent"
+    page.wait_until(f"() => !({status})().startsWith('Query')")
+    said = page.evaluate(status)
+    assert said.startswith(("Link copied", "The browser did not allow copying"))
+    text = page.evaluate("() => window.attentionLive.state().text")
+    page.evaluate("t => window.attentionLive.setText(t)", text)  # resolves once a result for this very view is shown
+    assert page.evaluate("() => window.attentionLive.state().knockout") == [{"layer": 2, "head": 3}] and page.evaluate(status) == said
+    page.evaluate("() => window.attentionLive.select({ token: 3 })")  # another view: the status line describes it
+    assert page.evaluate(status).startswith("Query «␣turned» (token 4 of 16)")

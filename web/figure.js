@@ -39,6 +39,10 @@ const PANEL_NAMES = ["heads", "matrix", "math", "next"];
 
 const hasWhatIf = (state) => !state.whatIf.scale || !state.whatIf.mask;
 
+/** The parts of the view state that decide what the figure shows, as one string (the pointer's preview,
+ *  the panels and the FlashAttention part's tile left out): equal strings, the same view. */
+const viewOf = (state) => JSON.stringify([state.layer, state.head, state.token, state.whatIf, state.knockout]);
+
 /** What the worker computes besides the model's attention for this state: the knocked-out heads and
  *  the what-if of the selected head ({layer, head, scale, mask}, or null). */
 function whatIfsOf(state) {
@@ -140,6 +144,7 @@ export class AttentionFigure {
     this.box = { cut: false }; // the last text given was cut to BOX_MAX_CHARS
     this.listeners = new Set();
     this.resultsShown = 0;
+    this.spoken = null; // {text, shown, view}: an answer said on the status line, kept there while its text and view are shown (say)
     this.updateMeasures = 0;
     this.readerActed = false; // nothing is said before the reader does something (four figures on a page: four sentences at load)
     this.choicePending = false; // a choice whose numbers are on their way (a what-if on a new head, a what-if toggled)
@@ -180,10 +185,24 @@ export class AttentionFigure {
     this.el.status.textContent = text;
   }
 
-  /* The answer to a button (Copy link, Save): on the status line, and said. */
+  /* The answer to a button (Copy link, Save): on the status line, and said. It stays on the status line
+   * while the text and the view are those it answered (a token previewed by the pointer shows over it,
+   * then it comes back; render), so that what changes neither, such as the numbers of a knockout asked
+   * for just before arriving just after, does not wipe it before it is read. */
   say(text) {
     this.setStatus(text);
     this.announcer.now(text);
+    this.spoken = { text, shown: this.view.result?.text, view: viewOf(this.viewState.get()) };
+  }
+
+  /** The status line's sentence about the view on screen: the query, layer, head and where the numbers
+   *  come from, unless an answer said (say) for this very view and result is kept there. */
+  statusLine(result, state, token) {
+    const { spoken } = this;
+    if (spoken && (spoken.shown !== result.text || spoken.view !== viewOf(state))) this.spoken = null;
+    if (this.spoken && state.preview === null) return this.spoken.text;
+    const source = result.precomputed ? "precomputed at build time" : "computed live in this tab";
+    return `Query ${queryText(result.labels, token)} · layer ${state.layer}, head ${state.head} · ${source}`;
   }
 
   fail(message) {
@@ -255,8 +274,7 @@ export class AttentionFigure {
     const token = state.preview ?? state.token;
     const row = result.attention.subarray(headOffset(result, state.layer, state.head) + token * T).subarray(0, T);
     drawWeights(el.tokens, row, token, state.preview !== null, keysSeen(result, state, token) === token + 1);
-    const source = result.precomputed ? "precomputed at build time" : "computed live in this tab";
-    this.setStatus(`Query ${queryText(result.labels, token)} · layer ${state.layer}, head ${state.head} · ${source}`);
+    this.setStatus(this.statusLine(result, state, token));
   }
 
   /* "Compute it as FlashAttention does": the tile shown, and its keys marked on the chips and the matrix. */
