@@ -21,6 +21,13 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 MEMORY_ARGS = [*CHROMIUM_ARGS, "--enable-precise-memory-info", "--js-flags=--expose-gc"]  # for memory_mb
 TOLERANCE = 1e-4  # largest difference allowed between the tab's attention (float32, no BLAS) and CPython's
 WAIT_MS = 120_000  # how long a page may take to leave data-state="loading" on this 2-core machine
+EXPORTED_IMAGE = """async format => {
+    const file = await window.attentionLive.exportImage({ format });
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    let text = "";
+    for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    return { name: file.name, type: file.type, base64: btoa(text) };
+}"""  # a JavaScript function (format => the exported image's {name, type, base64}), for page.evaluate
 
 
 class FigurePage:

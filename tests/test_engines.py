@@ -19,7 +19,7 @@ import pytest
 
 import build
 import engines
-from figure_page import TOLERANCE, course_site, serving
+from figure_page import EXPORTED_IMAGE, TOLERANCE, course_site, serving
 from test_accessibility import WCAG_TAGS, axe_source  # noqa: F401 (a fixture)
 
 TEXTS = {
@@ -130,13 +130,7 @@ def test_a_link_restores_its_view(page, origin, figure):
 
 def test_export_gives_a_well_formed_svg_and_png(live):
     for fmt in ("svg", "png"):
-        exported = live.evaluate("""async (format) => {
-            const file = await window.attentionLive.exportImage({ format });
-            const bytes = new Uint8Array(await file.arrayBuffer());
-            let text = "";
-            for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-            return { name: file.name, type: file.type, base64: btoa(text) };
-        }""", fmt)
+        exported = live.evaluate(EXPORTED_IMAGE, fmt)
         data = base64.b64decode(exported["base64"])
         assert exported["name"].endswith(f".{fmt}")
         if fmt == "svg":

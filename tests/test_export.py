@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from figure_page import check_view
+from figure_page import EXPORTED_IMAGE, check_view
 
 SVG = "{http://www.w3.org/2000/svg}"
 TEXT = "Alice was beginning to get very tired of sitting by her sister"
@@ -19,13 +19,7 @@ TEXT = "Alice was beginning to get very tired of sitting by her sister"
 
 def exported(figure_page, fmt):
     """attentionLive.exportImage({format}) read back: (name, type, bytes)."""
-    data = figure_page.page.evaluate("""async format => {
-        const file = await window.attentionLive.exportImage({ format });
-        const bytes = new Uint8Array(await file.arrayBuffer());
-        let text = "";
-        for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-        return { name: file.name, type: file.type, base64: btoa(text) };
-    }""", fmt)
+    data = figure_page.page.evaluate(EXPORTED_IMAGE, fmt)
     return data["name"], data["type"], base64.b64decode(data["base64"])
 
 
