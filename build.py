@@ -391,10 +391,10 @@ def build(pyodide_dir=None, dist=DIST, model=WEIGHTS):
     build id, a hash of that folder's files. A file's URL thus names its build: a browser can never
     mix two deployments, and a build's files can be kept as they are (see web/sw.js).
     """
+    default_view = json.loads((check_model_folder(model) / "default_view.json").read_text(encoding="utf-8"))  # before dist/ goes
     shutil.rmtree(dist, ignore_errors=True)
     folder = dist / "next"  # renamed to the build id once the files are in
     shutil.copytree(ROOT / "web", folder, ignore=shutil.ignore_patterns(*ENTRY_FILES))
-    default_view = json.loads((check_model_folder(model) / "default_view.json").read_text(encoding="utf-8"))
     page = filled_index_html(ROOT / "web" / "index.html", default_view)
     write_figure_template(page, folder / "figure-template.js")
     chunks = bundle_scripts(folder)
@@ -639,6 +639,8 @@ def main():
     parser.add_argument("--port", type=int, default=8000, help="port for serve (default 8000)")
     parser.add_argument("pytest_args", nargs="*", help="with test: extra pytest arguments; with bench: benchmark arguments")
     args = parser.parse_args()
+    if args.command == "train":
+        parser.error("train comes first, with its own options: python3 build.py train --corpus DIR --sentence ... --query WORD")
     own_model = args.model.resolve() != WEIGHTS
     if own_model and args.command in ("bench", "screenshot"):
         parser.error(f"{args.command} measures the shipped model: leave out --model")

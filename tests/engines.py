@@ -30,7 +30,7 @@ from figure_page import CHROMIUM, CHROMIUM_ARGS, WAIT_MS
 ENGINES = ("chromium", "firefox", "webkit")
 FIREFOX = "/usr/bin/firefox-esr"
 WEBKIT_DRIVER = "/usr/bin/WebKitWebDriver"
-MINIBROWSER = "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser"
+MINIBROWSER = next(iter(sorted(Path("/usr/lib").glob("*/webkit2gtk-4.*/MiniBrowser"))), Path("/usr/lib/webkit2gtk-4.1/MiniBrowser"))  # Debian's, per architecture
 BRIDGE = Path(__file__).resolve().parent / "engine-drivers" / "firefox-bridge.mjs"
 
 
@@ -154,6 +154,9 @@ class Firefox:
         require(FIREFOX, "Debian's firefox-esr (apt-get install firefox-esr)")
         modules = build.CACHE / "engines"
         require(modules / "node_modules" / "puppeteer-core", "npm's puppeteer-core (build.py installs it with npm ci into .cache/engines/)")
+        node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()  # "v20.20.2"
+        if int(node.lstrip("v").split(".")[0]) < 18:
+            raise EngineMissing(f"Node.js {node} is too old for puppeteer-core, Firefox's driver: it needs 18 or newer")
         script = modules / BRIDGE.name
         shutil.copyfile(BRIDGE, script)  # beside node_modules/, where Node resolves "puppeteer-core"
         self.process = subprocess.Popen(["node", str(script), FIREFOX], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -187,7 +190,7 @@ class WebKitPage(EnginePage):
         from selenium.webdriver.webkitgtk.service import Service
 
         options = Options()
-        options.binary_location = MINIBROWSER
+        options.binary_location = str(MINIBROWSER)
         options.add_argument("--automation")
         service = Service(executable_path=WEBKIT_DRIVER, env={**os.environ, "DISPLAY": display})
         self.driver = webdriver.WebKitGTK(options=options, service=service)

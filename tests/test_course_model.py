@@ -28,6 +28,7 @@ from test_model_folder import check_build_carries, check_first_paint_is_the_mode
 torch = pytest.importorskip("torch")
 
 ENGLISH = ("Then the Queen turned to Alice and said", "said")
+MODEL = ("model.safetensors", "tokenizer.json", "default_view.json", "MODEL_CARD.md")  # what build.py train writes
 GREEK = ("Τότε η βασίλισσα γύρισε στην Αλίκη και είπε", "είπε")
 
 
@@ -184,13 +185,20 @@ def course_model(*arguments):
                           timeout=300, cwd=ROOT / "py")
 
 
+def kept(out):
+    """What bad input must leave as it was in ``out``: the model's files and a stopped run's record (bytes).
+    (A tokenizer trained before a sentence check failed stays in out/training/, to be reused.)"""
+    files = [out / name for name in MODEL] + [out / "training" / "run.json"]
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in files if p.is_file()}
+
+
 def bad_input(corpus, out, sentence="Then the Queen turned to Alice and said", query="said", *options):
-    """Run with bad input: the message (stderr), after checking the run failed and wrote nothing into ``out``."""
-    before = sorted(out.rglob("*")) if out.exists() else None
+    """Run with bad input: the message (stderr), after checking that the run failed and left ``out``'s
+    model and stopped run as they were (none, where there were none)."""
+    before = kept(out)
     done = course_model("--corpus", str(corpus), "--out", str(out), "--sentence", sentence, "--query", query, *options)
     assert done.returncode == 1 and done.stderr.startswith("build.py train: "), done.stderr
-    if before is None:
-        assert not out.exists() or not (out / "model.safetensors").exists()
+    assert kept(out) == before
     return done.stderr
 
 
@@ -233,14 +241,32 @@ def test_a_sentence_longer_than_block_size(texts, tmp_path):
     assert count == message.count("«") > 200 and message.count("«␣and»") == 200 and message.rstrip().endswith("«␣said»")  # each token shown
 
 
-def test_a_folder_holding_a_model_is_kept_without_force(texts, tmp_path):
+def test_the_query_may_not_start_the_sentence(texts, tmp_path):
+    for sentence, query in (("Then the Queen turned to Alice", "Then"), ("Whispered the Queen to Alice", "Whispered")):
+        message = bad_input(texts, tmp_path / "model", sentence, query)  # "Whispered" is not in the texts: its first piece starts it
+        assert f"the query '{query}' starts the sentence" in message and "Choose a later word" in message
+
+
+def test_a_folder_holding_a_model_is_kept_without_force_and_on_bad_input_with_it(texts, tmp_path):
     out = tmp_path / "model"
     out.mkdir()
-    for name in ("model.safetensors", "tokenizer.json", "default_view.json", "MODEL_CARD.md"):
+    for name in MODEL:
         (out / name).write_bytes(b"a model")
-    message = bad_input(texts, out)
-    assert "already holds a model: pass --force to replace it" in message
-    assert all((out / name).read_bytes() == b"a model" for name in ("model.safetensors", "tokenizer.json", "default_view.json", "MODEL_CARD.md"))
+    assert "already holds a model: pass --force to replace it" in bad_input(texts, out)
+    assert "does not contain the query" in bad_input(texts, out, "Then the Queen turned to Alice", "said", "--force")
+    assert "no such folder" in bad_input(tmp_path / "nowhere", out, "Then the Queen turned to Alice", "said", "--force")
+    assert all((out / name).read_bytes() == b"a model" for name in MODEL)
+
+
+def test_a_stopped_run_of_other_options_is_kept_until_force(texts, tmp_path):
+    out = tmp_path / "model"
+    (out / "training").mkdir(parents=True)
+    corpus = [{"file": "story.txt", "bytes": 0, "sha256": "0" * 64}]
+    asked = {"steps": 100, "minutes": None, "seed": 1337, "l1_attention_drop": 0.9}
+    (out / "training" / "run.json").write_text(json.dumps({"corpus": corpus, "asked": asked, "recipe": {}}), encoding="utf-8")
+    message = bad_input(texts, out, "Then the Queen turned to Alice and said", "said", "--steps", "200")
+    assert "holds a stopped run of other texts or options (texts changed: story.txt; --steps 100 then, 200 now)" in message
+    assert json.loads((out / "training" / "run.json").read_text(encoding="utf-8"))["asked"] == asked  # kept
 
 
 def test_a_query_the_tokenizer_splits_is_its_last_piece(texts, tmp_path):
@@ -269,3 +295,9 @@ def test_minutes_become_steps_with_the_evaluations_counted():
     # 0.2 s a step; an evaluation every 250 steps costs 2 splits × 20 batches × 0.2 s / 3 = 2.67 s: 0.01067 s a step
     assert steps_for_minutes(20, 0.2, RECIPE) == 5696  # 1200 s / 0.2107 s
     assert steps_for_minutes(0.001, 0.2, RECIPE) == 1  # at least one step
+
+
+def test_a_hard_wrapped_chinese_text_is_joined_without_spaces():
+    from training.corpus import normalise
+
+    assert normalise("王后转向爱丽丝，\n说：你好。\n\nThe Queen\nsaid\n") == "王后转向爱丽丝，说：你好。\n\nThe Queen said\n"

@@ -102,11 +102,12 @@ def test_figure_flash_is_the_selected_row_beside_the_ordinary_one(figure):
     np.testing.assert_array_equal(answer["reference_output"], ordinary)
     assert answer["max_abs_diff"] == float(np.max(np.abs(answer["output"] - ordinary))) <= 1e-5
     assert (answer["scores_held"], answer["scores_plain"]) == (16, T)
+    assert [s["keys"] for s in figure.flash(2, 3, T - 1, np.int64(16))["steps"]] == [s["keys"] for s in answer["steps"]]  # a numpy integer is a tile size too
     assert answer["memory"] == {"query": {"scores": [16, T], "bytes": [16 * 4, T * 4]},  # float32 scores
                                 "head": {"tile": [16, 16], "scores": [256, T * T], "bytes": [256 * 4, T * T * 4]}}
 
 
-@pytest.mark.parametrize("tile", [0, 129, 2.5, "16"])
+@pytest.mark.parametrize("tile", [0, 129, 2.5, "16", True])
 def test_figure_flash_refuses_a_tile_size_outside_1_to_block_size(figure, tile):
     figure.analyse(TEXTS[0])
     with pytest.raises(ValueError, match="tile must be a whole number from 1 to 128"):

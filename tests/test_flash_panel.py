@@ -122,6 +122,13 @@ def test_the_panel_steps_through_every_tile(browser_page, figure):
     page.locator("#flash-view select").select_option("8")
     figure_page.wait_until("n => document.querySelector('#flash-view .flash-title').textContent.startsWith(`Tile 1 of ${n}:`)", -(-T // 8))
     assert shown_step(page)["tile"] == list(range(8))
+    note = page.locator("#flash-view .flash-note")
+    assert note.is_hidden()
+    page.locator("#what-if-scale").click()  # a what-if on: this part says it computes the model's own row
+    figure_page.wait_until("() => !document.querySelector('#flash-view .flash-note').hidden", None)
+    assert note.text_content() == "What-ifs and knockouts do not apply here: this part computes the model's own row."
+    page.locator("#what-if-scale").click()
+    figure_page.wait_until("() => document.querySelector('#flash-view .flash-note').hidden", None)
     page.locator("#flash-part > summary").click()  # closed: no tile marked
     figure_page.wait_until("() => document.querySelectorAll('#tokens .chip.in-tile').length === 0", None)
     assert shown_step(page)["mark"] is None

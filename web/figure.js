@@ -282,7 +282,7 @@ export class AttentionFigure {
     const { el, view } = this;
     const shown = state.panels.math && state.flash.open;
     const flashed = shown ? this.answers.get("flash", view.result, state) : null;
-    if (flashed) view.flash.draw(flashed, view.result.labels, state.flash.step, state.flash.step !== previous.flash.step);
+    if (flashed) view.flash.draw(flashed, view.result.labels, state.flash.step, state.flash.step !== previous.flash.step, hasWhatIf(state) || state.knockout.length > 0);
     const tile = flashed?.steps[Math.min(state.flash.step, flashed.steps.length - 1)].keys ?? null;
     if (shown || (previous.panels.math && previous.flash.open)) markTile(el.tokens, tile?.[0] ?? null, tile?.[1]); // chips untouched while it is closed
     if (state.panels.matrix) view.matrix?.markTile(tile && { token: state.token, first: tile[0], last: tile[1] });

@@ -9,6 +9,7 @@ the visitor's text as an argument (never as source code) on every edit. Layers a
 
 import copy
 import hashlib
+import numbers
 import re
 
 import numpy as np
@@ -143,10 +144,10 @@ class Figure:
         """
         run = self._run(self._live.ids, ())
         self._check_view(layer, head, token)
-        if not (isinstance(tile, int) and 1 <= tile <= self.config.block_size):
+        if not (isinstance(tile, numbers.Integral) and not isinstance(tile, bool) and 1 <= tile <= self.config.block_size):
             raise ValueError(f"tile must be a whole number from 1 to {self.config.block_size}, got {tile!r}")
         k, v = run.present[layer - 1]
-        return {**flash(run.queries[layer - 1][head - 1], k[head - 1], v[head - 1], token, tile), "layer": layer, "head": head, "token": token}
+        return {**flash(run.queries[layer - 1][head - 1], k[head - 1], v[head - 1], token, int(tile)), "layer": layer, "head": head, "token": token}
 
     def predict(self, token, top=5, knockout=()):
         """The next token after position ``token`` (0-based) of the last text analysed.

@@ -4,9 +4,14 @@
 softmax over all of them, then the weighted sum of the values. FlashAttention computes the same
 softmax(QKᵀ / sqrt(d_k)) V without ever holding a whole row of scores (or the T × T matrix): it visits
 the keys in tiles of B and keeps three running quantities, rescaling them whenever a tile raises the
-maximum (Milakov & Gimelshein 2018, "Online normalizer calculation for softmax", arXiv:1805.02867;
-Dao et al. 2022, "FlashAttention: Fast and Memory-Efficient Exact Attention with IO-Awareness",
-arXiv:2205.14135, Algorithm 1). For one query q and the tile of keys K_t, values V_t:
+maximum. Sources: the running maximum and sum are the online softmax normaliser of Milakov &
+Gimelshein 2018 ("Online normalizer calculation for softmax", arXiv:1805.02867); Dao et al. 2022
+("FlashAttention: Fast and Memory-Efficient Exact Attention with IO-Awareness", arXiv:2205.14135,
+Algorithm 1) carries the output along with them, in tiles of keys and values (outer loop) and of
+queries (inner loop), keeping the output divided by the running sum after every tile; Dao 2023
+("FlashAttention-2", arXiv:2307.08691, Algorithm 1) swaps the loops (queries outside, keys inside)
+and keeps the output unnormalised until one division at the end. This module follows FlashAttention-2's
+order, which reads most simply for one query. For one query q and the tile of keys K_t, values V_t:
 
     s       = q K_tᵀ / sqrt(d_k)                 B scores, the only ones held
     m_new   = max(m_old, max_j s_j)              running maximum of the scaled scores
@@ -79,8 +84,9 @@ def flash_row(q, k, v, token, tile):
 
 def flash_head(q, k, v, tile_q, tile_k):
     """One head's whole causal attention output, every query, in tiles of ``tile_q`` queries ×
-    ``tile_k`` keys (FlashAttention's outer loop over query tiles, inner over key tiles), holding at
-    most tile_q × tile_k scores at a time.
+    ``tile_k`` keys (FlashAttention-2's order: the outer loop over query tiles, the inner over key
+    tiles; a key tile wholly after a query tile is not visited), holding at most tile_q × tile_k scores
+    at a time.
 
     Args: q, k, v float32 [T, d_k]; tile_q, tile_k >= 1 (ValueError otherwise).
     Returns (output float32 [T, d_k], scores_held: the most scores held at once).

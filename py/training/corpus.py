@@ -28,6 +28,19 @@ PUNCTUATION_MAP = str.maketrans({
 ILLUSTRATION = re.compile(r"\[Illustration[^\]]*\]", re.DOTALL)
 BLANK_LINES = re.compile(r"\n[ \t]*\n+")
 SPACES = re.compile(r"[ \t]+")
+WRITTEN_WITHOUT_SPACES = re.compile("[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")  # CJK ideographs, kana, their punctuation
+
+
+def join_wrapped(lines):
+    """The lines of one paragraph joined into one: with a space, except where both sides are characters of
+    a script written without spaces (Chinese, Japanese), where a hard wrap stands for none:
+    ``join_wrapped(["said", "Alice"]) == "said Alice"``, ``join_wrapped(["他说", "你好"]) == "他说你好"``."""
+    text = ""
+    for line in lines:
+        if line:
+            joined_bare = not text or (WRITTEN_WITHOUT_SPACES.match(text[-1]) and WRITTEN_WITHOUT_SPACES.match(line[0]))
+            text += ("" if joined_bare else " ") + line
+    return text
 
 
 def normalise(text):
@@ -38,7 +51,7 @@ def normalise(text):
     text = ILLUSTRATION.sub("", text.replace("\r\n", "\n")).translate(PUNCTUATION_MAP)
     paragraphs = []
     for block in BLANK_LINES.split(text):
-        paragraph = SPACES.sub(" ", " ".join(line.strip() for line in block.split("\n"))).strip()
+        paragraph = SPACES.sub(" ", join_wrapped(line.strip() for line in block.split("\n"))).strip()
         if paragraph:
             paragraphs.append(paragraph)
     return "\n\n".join(paragraphs) + "\n"
@@ -66,11 +79,15 @@ def read_book(path):
     not UTF-8.
     """
     data = Path(path).read_bytes()
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise CorpusError(f"{path} is UTF-16 (it starts with a UTF-16 byte-order mark): save it as UTF-8 in its place, "
+                          f"for example: iconv -f UTF-16 -t UTF-8 '{path}' > '{path}.utf8' && mv '{path}.utf8' '{path}'")
     try:
         return data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as e:
-        raise CorpusError(f"{path} is not UTF-8: byte {e.start:,} (0x{data[e.start]:02X}) is not valid UTF-8. "
-                          f"Save it as UTF-8 (from Latin-1, for example: iconv -f LATIN1 -t UTF-8 {Path(path).name} > new.txt)") from None
+        raise CorpusError(f"{path} is not UTF-8: byte {e.start:,} (0x{data[e.start]:02X}) is not valid UTF-8. Save it as UTF-8 "
+                          f"in its place; from Latin-1, for example: iconv -f LATIN1 -t UTF-8 '{path}' > '{path}.utf8' && "
+                          f"mv '{path}.utf8' '{path}'") from None
 
 
 def load_corpus(corpus_dir, validation_fraction=0.1):

@@ -21,9 +21,9 @@ def sha256_of(path):
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def model_card(out, corpus, files, chars, vocab_size, recipe, history, losses, view, query, note, seconds, wall, machine):
-    """The card's Markdown (str) for the model folder ``out`` (whose model.safetensors, tokenizer.json
-    and default_view.json are written): ``files`` as ``course_model.corpus_files`` lists them, ``chars``
+def model_card(folder, out, corpus, files, chars, vocab_size, recipe, history, losses, view, query, note, seconds, wall, machine):
+    """The card's Markdown (str) for the model folder ``out``, whose model.safetensors, tokenizer.json and
+    default_view.json are written in ``folder`` (they move to ``out`` with the card): ``files`` as ``course_model.corpus_files`` lists them, ``chars``
     the corpus's characters after normalisation, ``vocab_size`` the tokenizer's tokens, ``recipe`` the training.train Recipe, ``history`` its loss
     history, ``losses`` {split: {tokens, model, unigram, bigram}} (nats/token), ``view`` the default view,
     ``query``/``note`` as asked and as ``find_query`` found it, ``seconds`` of training and ``wall``
@@ -43,7 +43,7 @@ def model_card(out, corpus, files, chars, vocab_size, recipe, history, losses, v
         "",
         "## Files",
         "",
-        table(["file", "bytes", "sha256"], [[f"`{name}`", f"{(out / name).stat().st_size:,}", f"`{sha256_of(out / name)}`"]
+        table(["file", "bytes", "sha256"], [[f"`{name}`", f"{(folder / name).stat().st_size:,}", f"`{sha256_of(folder / name)}`"]
                                             for name in ("model.safetensors", "tokenizer.json", "default_view.json")]),
         "",
         "## Corpus",

@@ -67,8 +67,10 @@ def corpus_files(corpus):
 def read_corpus(corpus):
     """(train, validation) lists of str, as ``training.corpus.load_corpus`` gives them. Raises CourseError
     for a missing or empty folder, a file that is not UTF-8 (its name and byte offset) or too little text."""
-    if not Path(corpus).is_dir():
+    if not Path(corpus).exists():
         raise CourseError(f"--corpus {corpus}: no such folder")
+    if not Path(corpus).is_dir():
+        raise CourseError(f"--corpus {corpus} is a file: give the folder that holds the texts (*.txt)")
     try:
         train_books, validation_books = load_corpus(corpus)
     except (FileNotFoundError, CorpusError) as e:
@@ -80,14 +82,55 @@ def read_corpus(corpus):
     return train_books, validation_books
 
 
-def check_out(out, force):
-    """Refuse an ``out`` that already holds a finished model, unless ``force`` (which also drops a stopped run)."""
-    if force:
-        shutil.rmtree(out / "training", ignore_errors=True)
-        for name in MODEL_FILES:
-            (out / name).unlink(missing_ok=True)
-    elif (out / "model.safetensors").exists():
-        raise CourseError(f"{out} already holds a model: pass --force to replace it, or choose another folder with --out")
+def holds_model(out):
+    """Whether ``out`` holds a model (any of MODEL_FILES): ``build.py train`` replaces one only with --force."""
+    return any((out / name).exists() for name in MODEL_FILES)
+
+
+def differences(before, now):
+    """What differs between a stopped run's record and this command ({corpus, asked} each), in words."""
+    said = []
+    files = {f["file"]: f["sha256"] for f in before["corpus"]}, {f["file"]: f["sha256"] for f in now["corpus"]}
+    for what, names in (("new", files[1].keys() - files[0].keys()), ("gone", files[0].keys() - files[1].keys()),
+                        ("changed", {n for n in files[0].keys() & files[1].keys() if files[0][n] != files[1][n]})):
+        if names:
+            said.append(f"texts {what}: {', '.join(sorted(names))}")
+    for name, value in before["asked"].items():
+        if now["asked"][name] != value:
+            said.append(f"--{name.replace('_', '-')} {value if value is not None else '(not given)'} then, "
+                        f"{now['asked'][name] if now['asked'][name] is not None else '(not given)'} now")
+    return "; ".join(said)
+
+
+def stopped_run(work, corpus, asked, force):
+    """The record (run.json) of the run stopped in ``work``, if it was started by this same command (its
+    corpus and options): then the run carries on. A stopped run of other texts or options is refused
+    (CourseError saying what differs), or with ``force`` dropped; returns None when there is none to carry on."""
+    record = work / "run.json"
+    if not record.exists():
+        return None
+    stopped = json.loads(record.read_text(encoding="utf-8"))
+    changed = differences(stopped, {"corpus": corpus, "asked": asked})
+    if not changed:
+        return stopped
+    if not force:
+        raise CourseError(f"{work.parent} holds a stopped run of other texts or options ({changed}): give its options again to "
+                          "carry it on, or add --force to drop it and start this one")
+    shutil.rmtree(work)
+    return None
+
+
+def trained_tokenizer(work, corpus, train_books):
+    """tokenizer.json (bytes) trained on ``train_books``: the one in ``work`` if it was trained on the same
+    texts (``corpus``: their files), else trained now and kept there with the files' record."""
+    path, record = work / "tokenizer.json", work / "tokenizer-corpus.json"
+    if path.exists() and record.exists() and json.loads(record.read_text(encoding="utf-8")) == corpus:
+        return path.read_bytes()
+    print(f"training the tokenizer on {sum(map(len, train_books)):,} characters…", flush=True)
+    work.mkdir(parents=True, exist_ok=True)
+    train_tokenizer(train_books, VOCAB_SIZE).save(str(path))
+    record.write_text(json.dumps(corpus) + "\n", encoding="utf-8")
+    return path.read_bytes()
 
 
 def seconds_per_step(splits, vocab_size, recipe, steps=5):
@@ -113,17 +156,10 @@ def steps_for_minutes(minutes, seconds, recipe):
     return max(1, int(minutes * 60 / (seconds + evaluation / recipe.eval_interval)))
 
 
-def prepare_run(work, corpus, asked, splits, vocab_size):
-    """The run's recipe: the one ``work/run.json`` recorded if the same command stopped before (then the
-    run carries on), else a new one from ``asked`` ({steps, minutes, seed, l1_attention_drop}), written
-    there. Raises CourseError if ``work`` holds a stopped run of another corpus or other settings."""
-    record = work / "run.json"
-    if record.exists():
-        stopped = json.loads(record.read_text(encoding="utf-8"))
-        if stopped["corpus"] != corpus or stopped["asked"] != asked:
-            raise CourseError(f"{work.parent} holds a stopped training run of another corpus or with other settings "
-                              f"({stopped['asked']}): run that command again to finish it, or pass --force to start over")
-        return Recipe(**stopped["recipe"])
+def new_run(work, corpus, asked, splits, vocab_size):
+    """The recipe of a new run from ``asked`` ({steps, minutes, seed, l1_attention_drop}): the shipped
+    model's (RECIPE) with those changes, --minutes turned into steps on this machine. Written to
+    ``work/run.json`` with the corpus's files, so that the same command carries on a stopped run."""
     recipe = replace(RECIPE, seed=asked["seed"], l1_attention_drop=asked["l1_attention_drop"])
     if asked["minutes"] is not None:
         recipe = replace(recipe, max_iters=steps_for_minutes(asked["minutes"], seconds_per_step(splits, vocab_size, recipe), recipe))
@@ -131,8 +167,7 @@ def prepare_run(work, corpus, asked, splits, vocab_size):
         recipe = replace(recipe, max_iters=asked["steps"])
     if recipe.l1_attention_drop_until is not None and recipe.l1_attention_drop_until > recipe.max_iters:
         recipe = replace(recipe, l1_attention_drop_until=None)
-    work.mkdir(parents=True, exist_ok=True)
-    record.write_text(json.dumps({"corpus": corpus, "asked": asked, "recipe": asdict(recipe)}, indent=1) + "\n", encoding="utf-8")
+    (work / "run.json").write_text(json.dumps({"corpus": corpus, "asked": asked, "recipe": asdict(recipe)}, indent=1) + "\n", encoding="utf-8")
     return recipe
 
 
@@ -165,18 +200,17 @@ def about_text(corpus, files, chars, recipe):
 
 def make_model(args):
     """Everything ``build.py train`` does (module docstring). Returns the output folder (Path), or None if
-    the run was stopped with Ctrl-C (its state kept). Raises CourseError for bad input."""
+    the run was stopped (Ctrl-C: its state kept in OUT/training/). Raises CourseError for bad input,
+    before anything in ``OUT`` is changed; the model's files are written there last, all four at once."""
     out = Path(args.out)
-    check_out(out, args.force)
+    if holds_model(out) and not args.force:
+        raise CourseError(f"{out} already holds a model: pass --force to replace it, or choose another folder with --out")
     work = out / "training"
     train_books, validation_books = read_corpus(args.corpus)
     files = corpus_files(args.corpus)
-    tokenizer_path = work / "tokenizer.json"
-    if not (work / "run.json").exists() or not tokenizer_path.exists():
-        print(f"training the tokenizer on {sum(map(len, train_books)):,} characters…", flush=True)
-        work.mkdir(parents=True, exist_ok=True)
-        train_tokenizer(train_books, VOCAB_SIZE).save(str(tokenizer_path))
-    tokenizer_json = tokenizer_path.read_bytes()
+    asked = {"steps": args.steps, "minutes": args.minutes, "seed": args.seed, "l1_attention_drop": args.l1_attention_drop}
+    stopped = stopped_run(work, files, asked, args.force)
+    tokenizer_json = trained_tokenizer(work, files, train_books)
     page_tokenizer = Tokenizer.from_json(tokenizer_json.decode("utf-8"))
     try:
         query_index, note = find_query(page_tokenizer, GPTConfig.block_size, args.sentence, args.query)
@@ -186,24 +220,26 @@ def make_model(args):
         print(f"note: {note}", flush=True)
     hf_tokenizer = HFTokenizer.from_str(tokenizer_json.decode("utf-8"))
     splits = {"train": encode_split(hf_tokenizer, train_books), "validation": encode_split(hf_tokenizer, validation_books)}
-    asked = {"steps": args.steps, "minutes": args.minutes, "seed": args.seed, "l1_attention_drop": args.l1_attention_drop}
     torch.set_num_threads(args.threads)
-    recipe = prepare_run(work, files, asked, splits, page_tokenizer.vocab_size)
+    recipe = Recipe(**stopped["recipe"]) if stopped else new_run(work, files, asked, splits, page_tokenizer.vocab_size)
     bar, on_step = progress_bar(recipe, work / "ckpt.pt")
     started = time.time()
     try:
-        _, history, stopped_at = train(recipe, splits, page_tokenizer.vocab_size, work / "ckpt.pt", resume=True,
-                                       should_stop=StopOnInterrupt(), on_step=on_step)
+        with StopOnInterrupt() as stop:
+            _, history, stopped_at = train(recipe, splits, page_tokenizer.vocab_size, work / "ckpt.pt", resume=True,
+                                           should_stop=stop, on_step=on_step)
     except ResumeError as e:
-        raise CourseError(f"{e}: pass --force to start over") from None
+        raise CourseError(f"{e}: add --force to start over") from None
     finally:
         bar.close()
     if stopped_at is not None:
         print(f"stopped at step {stopped_at:,} of {recipe.max_iters:,}; {work} keeps the run: the same command carries on from there")
         return None
     print(f"trained {recipe.max_iters:,} steps; exporting and choosing the default view…", flush=True)
-    model_path = out / "model.safetensors"
-    export(work / "ckpt.pt", tokenizer_path, model_path)
+    staged = work / "model"  # the four files, written here first, then moved into out together
+    staged.mkdir(exist_ok=True)
+    model_path = staged / "model.safetensors"
+    export(work / "ckpt.pt", work / "tokenizer.json", model_path)
     figure = Figure(model_path.read_bytes(), tokenizer_json)
     focused, diffuse = choose_heads(figure.analyse(args.sentence)["attention"], query_index)
     relabel_file(model_path, model_path, head_orders(focused, diffuse, figure.config.n_head))
@@ -216,18 +252,23 @@ def make_model(args):
                          "unigram": unigram_loss(splits["train"], data, page_tokenizer.vocab_size),
                          "bigram": bigram_loss(splits["train"], data, page_tokenizer.vocab_size)}
                   for name, data in splits.items()}
-    (out / "tokenizer.json").write_bytes(tokenizer_json)
-    (out / "default_view.json").write_text(json.dumps(view, ensure_ascii=False) + "\n", encoding="utf-8")
+    (staged / "tokenizer.json").write_bytes(tokenizer_json)
+    (staged / "default_view.json").write_text(json.dumps(view, ensure_ascii=False) + "\n", encoding="utf-8")
     machine = f"{platform.machine()}, {torch.get_num_threads()} thread(s), {platform.system()}; Python {platform.python_version()}, PyTorch {torch.__version__}"
-    (out / "MODEL_CARD.md").write_text(model_card(
-        out=out, corpus=args.corpus, files=files, chars=chars, vocab_size=page_tokenizer.vocab_size, recipe=recipe, history=history, losses=losses, view=view,
-        query=args.query, note=note, seconds=history[-1]["seconds"], wall=time.time() - started, machine=machine), encoding="utf-8")
+    (staged / "MODEL_CARD.md").write_text(model_card(
+        folder=staged, out=out, corpus=args.corpus, files=files, chars=chars, vocab_size=page_tokenizer.vocab_size, recipe=recipe,
+        history=history, losses=losses, view=view, query=args.query, note=note, seconds=history[-1]["seconds"],
+        wall=time.time() - started, machine=machine), encoding="utf-8")
+    for name in MODEL_FILES:
+        (staged / name).replace(out / name)
     shutil.rmtree(work)
     return out
 
 
 def main():
-    parser = argparse.ArgumentParser(prog="build.py train", description="Train the figure's model on a course's own texts.")
+    parser = argparse.ArgumentParser(prog="build.py train", description="Train the figure's model on a course's own texts. "
+                                     "Ctrl-C (or a closed terminal, or kill) stops training between two steps and keeps it in "
+                                     "OUT/training/; the same command carries on from there (docs/training.md).")
     parser.add_argument("--corpus", required=True, help="folder of the texts to train on (*.txt, UTF-8, any language)")
     parser.add_argument("--sentence", required=True, help="the figure's default sentence")
     parser.add_argument("--query", required=True, help="the word of the sentence the figure opens on as the query")
@@ -235,17 +276,18 @@ def main():
     length = parser.add_mutually_exclusive_group()
     length.add_argument("--steps", type=int, help=f"training steps (default {RECIPE.max_iters:,}, about 20 minutes on 2 cores)")
     length.add_argument("--minutes", type=float, help="train for about this long instead (steps set from this machine's speed)")
-    parser.add_argument("--seed", type=int, default=RECIPE.seed)
+    parser.add_argument("--seed", type=int, default=RECIPE.seed, help=f"random seed (default {RECIPE.seed})")
     parser.add_argument("--l1-attention-drop", type=float, default=RECIPE.l1_attention_drop, metavar="P",
                         help=f"stochastic depth on layer 1's attention while training (default {RECIPE.l1_attention_drop}, the shipped "
                              "model's: it hands finding earlier words to layer 2; 0 turns it off)")
-    parser.add_argument("--threads", type=int, default=2, help="CPU threads for training")
-    parser.add_argument("--force", action="store_true", help="replace the model in --out (and drop a stopped run there)")
+    parser.add_argument("--threads", type=int, default=2, help="CPU threads for training (default 2)")
+    parser.add_argument("--force", action="store_true",
+                        help="replace the model in --out, and drop a stopped run there of other texts or options")
     args = parser.parse_args()
     if args.out is None:
         args.out = str(MODELS / Path(args.corpus).resolve().name)
-    if (args.steps is not None and args.steps < 1) or (args.minutes is not None and args.minutes <= 0):
-        parser.error("--steps and --minutes must be positive")
+    if (args.steps is not None and args.steps < 1) or (args.minutes is not None and args.minutes <= 0) or args.threads < 1:
+        parser.error("--steps, --minutes and --threads must be positive")
     if not 0 <= args.l1_attention_drop < 1:
         parser.error("--l1-attention-drop must be at least 0 and below 1")
     try:
@@ -253,7 +295,8 @@ def main():
     except CourseError as e:
         sys.exit(f"build.py train: {e}")
     except KeyboardInterrupt:  # Ctrl-C before the training loop (which stops cleanly) or during the export
-        print("stopped before training began or while the model was written: run the same command again", file=sys.stderr)
+        print("stopped before training began or while the model was written; nothing in the folder is lost: "
+              "the same command carries on", file=sys.stderr)
         sys.exit(130)
     if out is None:
         sys.exit(130)

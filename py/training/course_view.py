@@ -47,7 +47,8 @@ def find_query(tokenizer, block_size, sentence, query):
     Returns (index of the query token among the sentence's tokens (int, 0-based), a note (str) for a
     query that is not exactly one token, else None).
     Raises SentenceError if the sentence is empty, longer than the model's block_size tokens, does not
-    contain the query, or has the query as its first token (nothing earlier to attend to).
+    contain the query, or starts with it (the query's first piece is the first token: nothing earlier
+    to attend to but its own pieces).
     """
     if not sentence.strip() or not query.strip():
         raise SentenceError("the sentence and the query must not be empty")
@@ -65,9 +66,9 @@ def find_query(tokenizer, block_size, sentence, query):
     first_byte = len(sentence[:match.start()].encode("utf-8"))
     ends = np.cumsum([len(tokenizer.token_bytes[i]) for i in ids])  # byte offset just after each token
     first, last = (int(np.searchsorted(ends, b, side="right")) for b in (first_byte, last_byte))
-    if last == 0:
-        raise SentenceError(f"the query {query!r} is the sentence's first token, with nothing earlier to attend to: "
-                            f"choose a later word. Its tokens: {shown_tokens(labels)}")
+    if first == 0:
+        raise SentenceError(f"the query {query!r} starts the sentence: it would have nothing earlier to attend to "
+                            f"(but its own pieces). Choose a later word. Its tokens: {shown_tokens(labels)}")
     note = None
     if last > first:
         note = (f"the tokenizer splits {query!r} into {last - first + 1} tokens, {shown_tokens(labels[first:last + 1])}: "

@@ -248,12 +248,21 @@ each evaluation (``step``: the steps done).
 
 
 class StopOnInterrupt:
-    """``train``'s ``should_stop`` for a terminal: True once Ctrl-C (SIGINT) has been pressed, so the run
-    stops between two steps with its whole state written; a second Ctrl-C stops at once."""
+    """``train``'s ``should_stop`` for a terminal, as a context manager: inside it, Ctrl-C (SIGINT), a
+    closed terminal (SIGHUP) or ``kill`` (SIGTERM) makes it answer True, so the run stops between two
+    steps with its whole state written; a second signal stops at once (KeyboardInterrupt). On leaving,
+    the handlers before it are back."""
 
-    def __init__(self):
+    SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+    def __enter__(self):
         self.asked = False
-        signal.signal(signal.SIGINT, self.interrupted)
+        self.before = {number: signal.signal(number, self.interrupted) for number in self.SIGNALS}
+        return self
+
+    def __exit__(self, *exception):
+        for number, handler in self.before.items():
+            signal.signal(number, handler)
 
     def interrupted(self, signum, frame):
         if self.asked:
@@ -308,8 +317,9 @@ def main():
             print(history[-1], flush=True)
 
     try:
-        _, history, stopped_at = train(recipe, splits, tokenizer.get_vocab_size(), args.out, resume=args.resume,
-                                       keep_checkpoints=args.keep_checkpoints, should_stop=StopOnInterrupt(), on_step=print_evaluation)
+        with StopOnInterrupt() as stop:
+            _, history, stopped_at = train(recipe, splits, tokenizer.get_vocab_size(), args.out, resume=args.resume,
+                                           keep_checkpoints=args.keep_checkpoints, should_stop=stop, on_step=print_evaluation)
     except ResumeError as e:
         sys.exit(f"training.train: {e}")
     print_evaluation(None, history)

@@ -1,6 +1,7 @@
 /* "Compute it as FlashAttention does", inside "Show the math": the selected row again, keys in tiles.
  *
  *   .flash-controls    the tile size (a select, 4 to 64 keys) and First / Previous / Next / Last tile
+ *   .flash-note        shown while a what-if or knockout is on: this part computes the model's own row
  *   .flash-step        the tile shown: its keys, then m (running maximum), ℓ (running sum of exp(s − m))
  *                      and the rescale factor exp(m_old − m_new); a skipped tile says the mask skips it
  *   .flash-acc         the running unnormalised output after that tile, d_k numbers (a strip)
@@ -8,7 +9,8 @@
  *   .flash-memory      the scores held: B instead of T for one query, B × B instead of T × T for the head
  *
  * Input: `flashed`, the answer of Figure.flash (steps [{keys, skipped, m, l, rescale, acc}], output,
- * reference_output, max_abs_diff, scores_held, scores_plain, tile, memory {row, head} in bytes), the
+ * reference_output, max_abs_diff, scores_held, scores_plain, tile, memory {query: {scores, bytes}, head:
+ * {tile, scores, bytes}}, each pair [tiled, ordinary]), the
  * tokens' labels and the tile shown (`step`). Every number comes from Python; this module formats and
  * draws them. The tile shown and the tile size are the figure's view state (state.js: flash), changed
  * through `onChange({step} | {tile})`; Left and Right (Home, End) on the step's region move through
@@ -48,7 +50,7 @@ export function resultText(flashed) {
   const { tile, max_abs_diff: diff, memory: { query, head } } = flashed;
   const scores = (n) => `${count(n)} score${n === 1 ? "" : "s"}`;
   return {
-    result: `output = acc / ℓ after the last tile. Largest difference from the ordinary output: ${diff.toExponential(1)} (float32 rounding: the same numbers, added in another order).`,
+    result: `output = acc / ℓ after the last tile. Largest difference from the ordinary output: ${diff.toExponential(1)} (float32 rounding: the same sum, taken tile by tile against a running maximum).`,
     memory: `Memory for this text, tiles of ${tile}: one query held ${scores(query.scores[0])} at a time (${kilobytes(query.bytes[0])}) `
       + `instead of T = ${scores(query.scores[1])} (${kilobytes(query.bytes[1])}); the whole head, in ${head.tile[0]} × ${head.tile[1]} tiles, `
       + `holds ${scores(head.scores[0])} (${kilobytes(head.bytes[0])}) instead of its T × T matrix, ${scores(head.scores[1])} (${kilobytes(head.bytes[1])}).`,
@@ -75,6 +77,8 @@ export function createFlashSteps(container, onChange, onRead, prefix = "") {
     buttons[name] = button;
   }
   controls.append(sizeLabel, nav);
+  const note = element("p", "flash-note", "What-ifs and knockouts do not apply here: this part computes the model's own row.");
+  note.hidden = true;
   const stepBox = element("div", "flash-step");
   stepBox.tabIndex = 0;
   stepBox.setAttribute("role", "group");
@@ -100,7 +104,7 @@ export function createFlashSteps(container, onChange, onRead, prefix = "") {
   const memory = element("p", "flash-memory");
   const message = element("p", "panel-message");
   const content = element("div");
-  content.append(controls, stepBox, result, memory);
+  content.append(note, controls, stepBox, result, memory);
   container.replaceChildren(message, content);
 
   let current = null; // { flashed, labels, step } drawn now
@@ -128,8 +132,10 @@ export function createFlashSteps(container, onChange, onRead, prefix = "") {
     message.hidden = false;
   }
 
-  /** Draw tile `step` of `flashed` (see above) for the tokens `labels`; `announce`: say the step's words. */
-  function draw(flashed, labels, step, announce = false) {
+  /** Draw tile `step` of `flashed` (see above) for the tokens `labels`; `announce`: say the step's words;
+   *  `whatIf`: a what-if or knockout is on elsewhere in the figure (the note says this part ignores it). */
+  function draw(flashed, labels, step, announce = false, whatIf = false) {
+    note.hidden = !whatIf;
     const clamped = Math.min(step, flashed.steps.length - 1);
     const moved = !current || current.step !== clamped || current.flashed !== flashed;
     current = { flashed, labels, step: clamped };
