@@ -122,9 +122,14 @@ def test_late_dropout_begins_at_its_step_and_is_off_before():
     state = torch.get_rng_state()
     model.train()
     assert torch.equal(layers[0](x), x) and torch.equal(torch.get_rng_state(), state)  # dropout 0 draws no random numbers
+    set_dropout(model, 0.05, attention=0.0)  # the attention weights' dropout apart from the rest
+    named = {name: m.p for name, m in model.named_modules() if isinstance(m, torch.nn.Dropout)}
+    assert {name: p for name, p in named.items() if name.endswith("attn_dropout")} == {f"transformer.h.{i}.attn.attn_dropout": 0.0 for i in (0, 1)}
+    assert all(p == 0.05 for name, p in named.items() if not name.endswith("attn_dropout"))
 
 
 def test_a_run_that_ends_the_lever_early_has_its_own_name():
     assert run_name(0.9, 1, 0.0, 5000) == "p0.9-seed1-dropout0.0-5000"  # the names of runs already judged are unchanged
     assert run_name(0.9, 1, 0.0, 5000, 0.0, 3500) == "p0.9-until3500-seed1-dropout0.0-5000"
     assert run_name(0.9, 1, 0.05, 5000, 0.0, 3000, 3000) == "p0.9-until3000-seed1-dropout0.05from3000-5000"
+    assert run_name(0.9, 1, 0.05, 5000, 0.0, 3000, 3000, 0.0) == "p0.9-until3000-seed1-dropout0.05from3000-attention0.0-5000"

@@ -108,11 +108,14 @@ def dropout_at(step, p, start=None):
     return p if start is None or step >= start else 0.0
 
 
-def set_dropout(model, p):
-    """Set the probability of every dropout layer of ``model`` (nn.Dropout) to ``p``."""
-    for module in model.modules():
+def set_dropout(model, p, attention=None):
+    """Set the probability of every dropout layer of ``model`` (nn.Dropout) to ``p``, but that of the
+    attention weights' dropout (``attn_dropout``) to ``attention`` when given (None: ``p`` too, as
+    nanoGPT's one ``dropout`` does). Dropping attention weights spreads a head's attention over more
+    keys; dropping residual branches does not."""
+    for name, module in model.named_modules():
         if isinstance(module, torch.nn.Dropout):
-            module.p = p
+            module.p = attention if attention is not None and name.endswith("attn_dropout") else p
 
 
 def learning_rate(step, max_lr, min_lr, warmup, max_iters):
@@ -140,6 +143,7 @@ class Recipe:
     l1_attention_drop: float = 0.0
     l1_attention_drop_until: int | None = None
     dropout_from: int | None = None
+    attention_dropout: float | None = None  # None: ``dropout``, on the attention weights too
     l2_attention_entropy: float = 0.0
     eval_interval: int = 250
     eval_batches: int = 20
@@ -234,7 +238,8 @@ each evaluation (``step``: the steps done).
         for group in optimizer.param_groups:
             group["lr"] = learning_rate(step, recipe.lr, recipe.min_lr, recipe.warmup, recipe.max_iters)
         model.transformer.h[0].attention_drop = l1_attention_drop_at(step, recipe.l1_attention_drop, recipe.l1_attention_drop_until)
-        set_dropout(model, dropout_at(step, recipe.dropout, recipe.dropout_from))
+        attention = None if recipe.attention_dropout is None else dropout_at(step, recipe.attention_dropout, recipe.dropout_from)
+        set_dropout(model, dropout_at(step, recipe.dropout, recipe.dropout_from), attention)
         x, y = get_batch(splits["train"], config.block_size, recipe.batch_size, generator)
         _, loss, attention = model(x, y)
         if recipe.l2_attention_entropy:
@@ -291,6 +296,8 @@ def main():
                              "while training (0 = off, today's recipe); the exported model is plain GPT-2")
     parser.add_argument("--l1-attention-drop-until", type=int, default=Recipe.l1_attention_drop_until, metavar="STEP",
                         help="end --l1-attention-drop at this step (early stochastic depth; default: the whole run)")
+    parser.add_argument("--attention-dropout", type=float, default=Recipe.attention_dropout, metavar="P",
+                        help="dropout on the attention weights alone (default: --dropout's)")
     parser.add_argument("--dropout-from", type=int, default=Recipe.dropout_from, metavar="STEP",
                         help="no dropout before this step, --dropout from it on (late dropout; default: the whole run)")
     parser.add_argument("--l2-attention-entropy", type=float, default=Recipe.l2_attention_entropy, metavar="W",
