@@ -226,7 +226,7 @@ def test_a_file_that_is_not_utf8_is_named_with_its_byte_offset(tmp_path):
 def texts(tmp_path_factory):
     """A corpus just large enough to train on (for the sentence checks, which need its tokenizer)."""
     folder = tmp_path_factory.mktemp("texts")
-    (folder / "story.txt").write_text("Then the Queen turned to Alice and said hello to the King. " * 400, encoding="utf-8")
+    (folder / "story.txt").write_text("Then the Queen turned to Alice and said hello to the King.\n\n" * 400, encoding="utf-8")
     return folder
 
 
@@ -244,7 +244,7 @@ def test_a_sentence_longer_than_block_size(texts, tmp_path):
 def test_the_query_may_not_start_the_sentence(texts, tmp_path):
     for sentence, query in (("Then the Queen turned to Alice", "Then"), ("Whispered the Queen to Alice", "Whispered")):
         message = bad_input(texts, tmp_path / "model", sentence, query)  # "Whispered" is not in the texts: its first piece starts it
-        assert f"the query '{query}' starts the sentence" in message and "Choose a later word" in message
+        assert f"the query '{query}' is only at the start of the sentence" in message and "Choose a later word" in message
 
 
 def test_a_folder_holding_a_model_is_kept_without_force_and_on_bad_input_with_it(texts, tmp_path):
@@ -301,3 +301,20 @@ def test_a_hard_wrapped_chinese_text_is_joined_without_spaces():
     from training.corpus import normalise
 
     assert normalise("王后转向爱丽丝，\n说：你好。\n\nThe Queen\nsaid\n") == "王后转向爱丽丝，说：你好。\n\nThe Queen said\n"
+
+
+def test_odd_corpus_files_are_named(tmp_path):
+    folder = tmp_path / "texts"
+    folder.mkdir()
+    (folder / "story.txt").write_text("Alice said hello to the Queen.\n\n" * 1000, encoding="utf-8")
+    (folder / "chapter.txt").mkdir()  # a folder whose name ends in .txt
+    assert f"{folder / 'chapter.txt'} is not a plain file" in bad_input(folder, tmp_path / "model")
+    (folder / "chapter.txt").rmdir()
+    (folder / "gone.txt").symlink_to(tmp_path / "nowhere.txt")
+    assert f"{folder / 'gone.txt'} is not a plain file" in bad_input(folder, tmp_path / "model")
+    (folder / "gone.txt").unlink()
+    (folder / "one-line.txt").write_text("Alice said hello to the Queen. " * 2000, encoding="utf-8")  # no paragraph break: nothing held out
+    (folder / "story.txt").unlink()
+    assert "are held out for validation (at least 1,000 are needed)" in bad_input(folder, tmp_path / "model")
+    (tmp_path / "a-file").write_text("not a folder", encoding="utf-8")
+    assert "--out" in bad_input(folder, tmp_path / "a-file") and "is a file" in bad_input(folder, tmp_path / "a-file")

@@ -112,3 +112,10 @@ def test_figure_flash_refuses_a_tile_size_outside_1_to_block_size(figure, tile):
     figure.analyse(TEXTS[0])
     with pytest.raises(ValueError, match="tile must be a whole number from 1 to 128"):
         figure.flash(1, 1, 0, tile)
+
+
+def test_figure_flash_takes_whole_numbers_not_booleans(figure):
+    figure.analyse(TEXTS[0])
+    with pytest.raises(ValueError, match="layer must be a whole number from 1 to 2, got True"):
+        figure.flash(True, 1, 0)
+    assert figure.flash(np.int64(2), np.int64(3), np.int64(0), 4)["layer"] == 2  # numpy's integers are whole numbers

@@ -134,3 +134,10 @@ def test_the_panel_steps_through_every_tile(browser_page, figure):
     assert shown_step(page)["mark"] is None
     figure_page.open_panel("math", False)
     figure_page.open_panel("matrix", False)
+
+
+@pytest.mark.parametrize("options", ["'tile 4'", "42", "[1, 2]", "null"])
+def test_flash_takes_an_object_of_options_or_none(browser_page, options):
+    figure_page, _, _ = browser_page
+    error = figure_page.page.evaluate(f"() => window.attentionLive.flash({options}).then(() => null, e => [e.name, e.message])")
+    assert error[0] == "TypeError" and error[1].startswith("flash takes {layer, head, token, tile}, got ")

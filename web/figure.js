@@ -84,6 +84,14 @@ function describe(value) {
   return typeof value === "number" || typeof value === "bigint" || typeof value === "symbol" ? String(value) : JSON.stringify(value) ?? String(value);
 }
 
+/** The `options` object of the API method `method` (undefined: none); a TypeError naming its `fields`
+ *  for anything but an object (a string, a number, an array, null). */
+function optionsOf(options, method, fields) {
+  if (options === undefined) return {};
+  if (options === null || typeof options !== "object" || Array.isArray(options)) throw new TypeError(`${method} takes {${fields}}, got ${describe(options)}`);
+  return options;
+}
+
 function checkedNumber(value, low, high, name) {
   if (!Number.isInteger(value) || value < low || value > high) {
     throw new RangeError(`${name} must be an integer from ${low} to ${high}, got ${describe(value)}`);
@@ -654,7 +662,8 @@ export class AttentionFigure {
        *  defaults to the view's), scale and mask true unless a what-if leaves that step out. Resolves to
        *  {layer, head, token, dk, sqrt_dk, scale, mask, q, k, v, scores, scaled, weights, weights_sum,
        *  output, contributions, knockout}; rejects with a RangeError for a bad choice. */
-      async explain({ layer, head, token, scale = true, mask = true } = {}) {
+      async explain(options) {
+        const { layer, head, token, scale = true, mask = true } = optionsOf(options, "explain", "layer, head, token, scale, mask");
         const choice = await figure.checkedChoice({ layer, head, token }, true);
         if (typeof scale !== "boolean" || typeof mask !== "boolean") throw new TypeError("scale and mask must be true or false");
         const answer = await figure.channel.ask("explain", { ...choice, scale, mask, knockout: [] });
@@ -667,7 +676,8 @@ export class AttentionFigure {
        *  {layer, head, token, tile, steps: [{keys: [first, last], skipped, m, l, rescale, acc}], output,
        *  reference_output, max_abs_diff, scores_held, scores_plain, memory}; rejects with a RangeError
        *  for a bad choice or tile size. */
-      async flash({ layer, head, token, tile = 16 } = {}) {
+      async flash(options) {
+        const { layer, head, token, tile = 16 } = optionsOf(options, "flash", "layer, head, token, tile");
         const choice = await figure.checkedChoice({ layer, head, token }, true);
         checkedNumber(tile, 1, figure.view.config.block_size, "tile");
         const answer = await figure.channel.ask("flash", { ...choice, tile });
@@ -677,7 +687,8 @@ export class AttentionFigure {
       /** The next token after `token` (Figure.predict): {token, candidates: [{id, label, p}], next:
        *  {id, label, p, rank} | null, knockout}; `knockout` lists {layer, head} to knock out (then each
        *  candidate also has p_intact and delta). */
-      async predict({ token, top = 5, knockout = [] } = {}) {
+      async predict(options) {
+        const { token, top = 5, knockout = [] } = optionsOf(options, "predict", "token, top, knockout");
         const choice = await figure.checkedChoice({ token }, true);
         const { config } = figure.view;
         checkedNumber(top, 1, config.vocab_size, "top");

@@ -183,7 +183,7 @@ class Figure:
         if T == 0:
             raise ValueError("the text has no tokens: analyse a text first")
         for name, value, low, high in (("layer", layer, 1, c.n_layer), ("head", head, 1, c.n_head), ("token", token, 0, T - 1)):
-            if not (isinstance(value, int) and low <= value <= high):
+            if not (isinstance(value, numbers.Integral) and not isinstance(value, bool) and low <= value <= high):
                 raise ValueError(f"{name} must be a whole number from {low} to {high}, got {value!r}")
 
     def _run(self, ids, knockout):

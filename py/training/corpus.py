@@ -48,7 +48,7 @@ def normalise(text):
 
     Example: ``normalise("“Oh\\ndear!”\\n\\n\\nsaid _she_")`` -> ``'"Oh dear!"\\n\\nsaid she\\n'``.
     """
-    text = ILLUSTRATION.sub("", text.replace("\r\n", "\n")).translate(PUNCTUATION_MAP)
+    text = ILLUSTRATION.sub("", text.replace("\r\n", "\n").replace("\r", "\n")).translate(PUNCTUATION_MAP)
     paragraphs = []
     for block in BLANK_LINES.split(text):
         paragraph = SPACES.sub(" ", join_wrapped(line.strip() for line in block.split("\n"))).strip()
@@ -90,15 +90,22 @@ def read_book(path):
                           f"mv '{path}.utf8' '{path}'") from None
 
 
+def text_files(corpus_dir):
+    """The corpus's books: the files of ``corpus_dir`` (not its subfolders) whose name ends in ``.txt`` in
+    any case, sorted by name (list of Path)."""
+    return sorted(path for path in Path(corpus_dir).iterdir() if path.suffix.lower() == ".txt")
+
+
 def load_corpus(corpus_dir, validation_fraction=0.1):
     """Read every ``*.txt`` book in ``corpus_dir`` (sorted by name), normalise it and split it.
 
     Returns ``(train, validation)``: two lists of str, one entry per book, in the same order.
     Raises FileNotFoundError if the folder holds no ``.txt`` file, CorpusError if one is not UTF-8.
     """
-    paths = sorted(Path(corpus_dir).glob("*.txt"))
+    paths = text_files(corpus_dir)
     if not paths:
-        raise FileNotFoundError(f"no *.txt files in {corpus_dir!s}: put the texts to train on there, as UTF-8 .txt files")
+        raise FileNotFoundError(f"no *.txt files in {corpus_dir!s} (files in its subfolders are not read): "
+                                "put the texts to train on there, as UTF-8 .txt files")
     train, validation = [], []
     for path in paths:
         book_train, book_validation = split_book(normalise(read_book(path)), validation_fraction)

@@ -6,15 +6,28 @@ default view's attention weights (``default_view.json``'s, which the page shows)
 """
 
 import hashlib
+import re
+import shlex
 from datetime import datetime, timezone
 
+from attention_live.labels import visible_char
 from training.course_view import word
 
 
 def table(header, rows):
-    """A Markdown table from a header (list of str) and rows (lists of values, written with str)."""
+    """A Markdown table from a header (list of str) and rows (lists of values, written with str; a cell's
+    ``|`` escaped so that it stays one cell)."""
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    return "\n".join(lines + ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows])
+    return "\n".join(lines + ["| " + " | ".join(str(cell).replace("|", "\\|") for cell in row) + " |" for row in rows])
+
+
+def code(text):
+    """``text`` as inline code that shows every character: control characters and invisible ones as the
+    figure's chips show them (``labels.visible_char``), set in as many backticks as it needs
+    (CommonMark: a run of backticks longer than any inside it)."""
+    shown = "".join(char if char == " " else visible_char(char) for char in text)
+    fence = "`" * (1 + max((len(run) for run in re.findall("`+", shown)), default=0))
+    return f"{fence} {shown} {fence}" if "`" in shown else f"{fence}{shown}{fence}"
 
 
 def sha256_of(path):
@@ -48,11 +61,11 @@ def model_card(folder, out, corpus, files, chars, vocab_size, recipe, history, l
         "",
         "## Corpus",
         "",
-        f"From `{corpus}`: {len(files)} file{'s' * (len(files) != 1)}, {chars:,} characters after normalisation "
+        f"From {code(str(corpus))}: {len(files)} file{'s' * (len(files) != 1)}, {chars:,} characters after normalisation "
         "(`training.corpus`: hard-wrapped lines joined, curly quotes made straight); the last 10% of each file is held "
         "out for validation.",
         "",
-        table(["file", "bytes", "sha256"], [[f"`{f['file']}`", f"{f['bytes']:,}", f"`{f['sha256']}`"] for f in files]),
+        table(["file", "bytes", "sha256"], [[code(f["file"]), f"{f['bytes']:,}", f"`{f['sha256']}`"] for f in files]),
         "",
         "## Tokenizer",
         "",
@@ -82,7 +95,7 @@ def model_card(folder, out, corpus, files, chars, vocab_size, recipe, history, l
         "",
         "## The default view",
         "",
-        f"Sentence: `{view['text']}`; query {query!r}: token {view['token'] + 1} of {len(labels)}, «{query_label}»."
+        f"Sentence: {code(view['text'])}; query {code(query.strip())}: token {view['token'] + 1} of {len(labels)}, «{query_label}»."
         + (f" Note: {note}." if note else ""),
         "",
         f"Layer {view['layer']}, head {view['head']}: the query's heaviest earlier tokens:",
@@ -100,7 +113,7 @@ def model_card(folder, out, corpus, files, chars, vocab_size, recipe, history, l
         "## Showing it",
         "",
         "```sh",
-        f"python3 build.py serve --model {out}",
+        f"python3 build.py serve --model {shlex.quote(str(out))}",
         "```",
         "",
     ])

@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import platform
+import shlex
 import shutil
 import sys
 import time
@@ -37,7 +38,7 @@ from tqdm import tqdm
 
 from attention_live.figure import Figure
 from attention_live.tokenizer import Tokenizer
-from training.corpus import CorpusError, load_corpus
+from training.corpus import CorpusError, load_corpus, text_files
 from training.course_card import model_card
 from training.course_view import SentenceError, choose_heads, course_view, find_query, head_orders
 from training.evaluate import bigram_loss, model_loss, unigram_loss
@@ -50,6 +51,7 @@ from training.train_tokenizer import train_tokenizer
 VOCAB_SIZE = 2000  # the shipped model's: the same file budget (about 1.2 MB in float16)
 RECIPE = Recipe(max_iters=5000, dropout=0.05, l1_attention_drop=0.9)  # the shipped model's run (weights/MODEL_CARD.md, "Training")
 MIN_CHARS = 20_000  # least text to train on (after normalisation): about ten pages
+MIN_HELD_OUT_CHARS = 1_000  # least text held out for validation: several windows of block_size tokens
 MODELS = Path(__file__).resolve().parents[2] / "models"  # the repository's models/ (ignored by git): where --out defaults to
 MODEL_FILES = ("model.safetensors", "tokenizer.json", "default_view.json", "MODEL_CARD.md")
 
@@ -61,24 +63,38 @@ class CourseError(Exception):
 def corpus_files(corpus):
     """The corpus's ``*.txt`` files as the model card lists them: [{"file", "bytes", "sha256"}], by name."""
     return [{"file": path.name, "bytes": path.stat().st_size, "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
-            for path in sorted(Path(corpus).glob("*.txt"))]
+            for path in text_files(corpus)]
 
 
 def read_corpus(corpus):
     """(train, validation) lists of str, as ``training.corpus.load_corpus`` gives them. Raises CourseError
-    for a missing or empty folder, a file that is not UTF-8 (its name and byte offset) or too little text."""
-    if not Path(corpus).exists():
+    for a missing or empty folder, a ``*.txt`` that is not a plain file or whose name is not UTF-8, a
+    file that is not UTF-8 (its name and byte offset), too little text, or too little held out."""
+    folder = Path(corpus)
+    if not folder.exists():
         raise CourseError(f"--corpus {corpus}: no such folder")
-    if not Path(corpus).is_dir():
+    if not folder.is_dir():
         raise CourseError(f"--corpus {corpus} is a file: give the folder that holds the texts (*.txt)")
+    for path in [folder.resolve(), *text_files(folder)]:
+        try:
+            path.name.encode("utf-8")
+        except UnicodeEncodeError:
+            raise CourseError(f"{path!s:.200}: its name is not UTF-8; rename it") from None
+        if path != folder.resolve() and not path.is_file():
+            raise CourseError(f"{path} is not a plain file (a folder, a pipe or a broken link): move it out of the corpus folder")
     try:
         train_books, validation_books = load_corpus(corpus)
     except (FileNotFoundError, CorpusError) as e:
         raise CourseError(str(e)) from None
     found = sum(map(len, train_books + validation_books))
     if found < MIN_CHARS:
-        raise CourseError(f"{corpus} holds {found:,} characters of text; training needs at least {MIN_CHARS:,} "
+        raise CourseError(f"{corpus} holds {found:,} character{'s' * (found != 1)} of text; training needs at least {MIN_CHARS:,} "
                           "(about ten pages), and a model that has read a few hundred thousand learns far more")
+    held_out = sum(map(len, validation_books))
+    if held_out < MIN_HELD_OUT_CHARS:
+        raise CourseError(f"only {held_out:,} characters of {corpus} are held out for validation (at least {MIN_HELD_OUT_CHARS:,} "
+                          "are needed): the last 10% of each file is, from a paragraph break on, so separate the "
+                          "paragraphs of each text with blank lines")
     return train_books, validation_books
 
 
@@ -203,6 +219,8 @@ def make_model(args):
     the run was stopped (Ctrl-C: its state kept in OUT/training/). Raises CourseError for bad input,
     before anything in ``OUT`` is changed; the model's files are written there last, all four at once."""
     out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise CourseError(f"--out {out} is a file: give a folder (it is made if missing)")
     if holds_model(out) and not args.force:
         raise CourseError(f"{out} already holds a model: pass --force to replace it, or choose another folder with --out")
     work = out / "training"
@@ -286,6 +304,7 @@ def main():
     args = parser.parse_args()
     if args.out is None:
         args.out = str(MODELS / Path(args.corpus).resolve().name)
+    args.sentence = args.sentence.replace("\r\n", "\n").replace("\r", "\n")  # as the page's text box holds it (docs/api.md)
     if (args.steps is not None and args.steps < 1) or (args.minutes is not None and args.minutes <= 0) or args.threads < 1:
         parser.error("--steps, --minutes and --threads must be positive")
     if not 0 <= args.l1_attention_drop < 1:
@@ -301,7 +320,7 @@ def main():
     if out is None:
         sys.exit(130)
     shown = os.path.relpath(out) if not os.path.relpath(out).startswith("..") else str(out.resolve())
-    print(f"wrote {', '.join(MODEL_FILES)} to {shown}\nnext: python3 build.py serve --model {shown}")
+    print(f"wrote {', '.join(MODEL_FILES)} to {shown}\nnext: python3 build.py serve --model {shlex.quote(shown)}")
 
 
 if __name__ == "__main__":

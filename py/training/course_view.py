@@ -4,10 +4,10 @@
 module turns them into the figure's default view by a fixed rule, written down here and in the
 model card it generates:
 
-1. **The query token.** The first occurrence of the query in the sentence: as a whole word where
-   one exists (no letter, digit or underscore on either side), otherwise as any substring (scripts
-   written without spaces, such as Chinese). The token whose bytes hold the occurrence's last byte
-   is the query. A word the tokenizer splits into several tokens is thus represented by its last
+1. **The query token.** The first occurrence of the query in the sentence that does not start it:
+   as a whole word where one exists (no letter, digit or underscore on either side), otherwise as any
+   substring (scripts written without spaces, such as Chinese). The token whose bytes hold the
+   occurrence's last byte is the query. A word the tokenizer splits into several tokens is thus represented by its last
    piece: the first position at which a causal model has read the whole word. Where that happens, or
    where the token holds more than the word, ``find_query`` says so.
 2. **The heads.** In the last layer, the head whose largest weight from the query on an *earlier*
@@ -40,17 +40,18 @@ def shown_tokens(labels):
 
 
 def find_query(tokenizer, block_size, sentence, query):
-    """The query token of ``sentence`` (str) for the word ``query`` (str), by rule 1 of the module
-    docstring; ``tokenizer``: the page's (``attention_live.tokenizer.Tokenizer``), ``block_size``: the
-    model's context in tokens.
+    """The query token of ``sentence`` (str) for the word ``query`` (str, white space around it ignored),
+    by rule 1 of the module docstring; ``tokenizer``: the page's (``attention_live.tokenizer.Tokenizer``),
+    ``block_size``: the model's context in tokens.
 
     Returns (index of the query token among the sentence's tokens (int, 0-based), a note (str) for a
     query that is not exactly one token, else None).
-    Raises SentenceError if the sentence is empty, longer than the model's block_size tokens, does not
-    contain the query, or starts with it (the query's first piece is the first token: nothing earlier
-    to attend to but its own pieces).
+    Raises SentenceError if the sentence or query is empty, the sentence longer than the model's
+    block_size tokens, or without the query anywhere but at its start (where the query's first piece
+    is the first token: nothing earlier to attend to but its own pieces).
     """
-    if not sentence.strip() or not query.strip():
+    query = query.strip()
+    if not sentence.strip() or not query:
         raise SentenceError("the sentence and the query must not be empty")
     if len(sentence) > MAX_TEXT_CHARS:
         raise SentenceError(f"the sentence has {len(sentence):,} characters; the figure reads at most {MAX_TEXT_CHARS:,}")
@@ -59,21 +60,25 @@ def find_query(tokenizer, block_size, sentence, query):
     if len(ids) > block_size:
         raise SentenceError(f"the sentence is {len(ids)} tokens long; the model reads at most {block_size} (block_size). "
                             f"Shorten it. Its tokens: {shown_tokens(labels)}")
-    match = re.search(rf"(?<!\w){re.escape(query)}(?!\w)", sentence) or re.search(re.escape(query), sentence)
-    if match is None:
-        raise SentenceError(f"the sentence does not contain the query {query!r}. Its tokens: {shown_tokens(labels)}")
-    last_byte = len(sentence[:match.end()].encode("utf-8")) - 1
-    first_byte = len(sentence[:match.start()].encode("utf-8"))
     ends = np.cumsum([len(tokenizer.token_bytes[i]) for i in ids])  # byte offset just after each token
-    first, last = (int(np.searchsorted(ends, b, side="right")) for b in (first_byte, last_byte))
-    if first == 0:
-        raise SentenceError(f"the query {query!r} starts the sentence: it would have nothing earlier to attend to "
-                            f"(but its own pieces). Choose a later word. Its tokens: {shown_tokens(labels)}")
+
+    def tokens_of(match):  # the first and last token holding the match's bytes
+        first_byte, last_byte = len(sentence[:match.start()].encode("utf-8")), len(sentence[:match.end()].encode("utf-8")) - 1
+        return tuple(int(np.searchsorted(ends, b, side="right")) for b in (first_byte, last_byte))
+
+    matches = list(re.finditer(rf"(?<!\w){re.escape(query)}(?!\w)", sentence)) or list(re.finditer(re.escape(query), sentence))
+    if not matches:
+        raise SentenceError(f"the sentence does not contain the query {query!r}. Its tokens: {shown_tokens(labels)}")
+    later = [tokens_of(m) for m in matches if tokens_of(m)[0] > 0]
+    if not later:
+        raise SentenceError(f"the query {query!r} is only at the start of the sentence, in its first token «{labels[0]}»: "
+                            f"it would have nothing earlier to attend to. Choose a later word. Its tokens: {shown_tokens(labels)}")
+    first, last = later[0]
     note = None
     if last > first:
         note = (f"the tokenizer splits {query!r} into {last - first + 1} tokens, {shown_tokens(labels[first:last + 1])}: "
                 f"the query is the last, «{labels[last]}», where the model has read the whole word")
-    elif tokenizer.token_bytes[ids[last]].decode("utf-8", "replace").strip() != query.strip():
+    elif tokenizer.token_bytes[ids[last]].decode("utf-8", "replace").strip() != query:
         note = f"{query!r} is part of the token «{labels[last]}», which is the query"
     return last, note
 
