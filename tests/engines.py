@@ -105,19 +105,18 @@ class ChromiumPage(EnginePage):
 
 
 class Chromium:
-    def __init__(self):
-        from playwright.sync_api import sync_playwright
+    """Chromium through the test session's Playwright (one sync Playwright per thread: a second one
+    started beside the session's would find its event loop running and refuse)."""
 
+    def __init__(self, playwright):
         require(CHROMIUM, "Debian's chromium (apt-get install chromium)")
-        self.playwright = sync_playwright().start()
-        self.browser = self.playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        self.browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
     def new_page(self):
         return ChromiumPage(self.browser.new_context())
 
     def quit(self):
         self.browser.close()
-        self.playwright.stop()
 
 
 class FirefoxPage(EnginePage):
@@ -252,6 +251,9 @@ class WebKit:
         self.xvfb.wait(timeout=30)
 
 
-def start(engine):
-    """A running ``engine`` (one of ENGINES); EngineMissing names what is not installed."""
-    return {"chromium": Chromium, "firefox": Firefox, "webkit": WebKit}[engine]()
+def start(engine, playwright):
+    """A running ``engine`` (one of ENGINES; Chromium is launched by ``playwright``, a started sync
+    Playwright); EngineMissing names what is not installed."""
+    if engine == "chromium":
+        return Chromium(playwright)
+    return {"firefox": Firefox, "webkit": WebKit}[engine]()

@@ -31,9 +31,9 @@ TEXTS = {
 
 
 @pytest.fixture(scope="module", params=engines.wanted_engines())
-def engine(request):
+def engine(request, playwright):
     try:
-        running = engines.start(request.param)
+        running = engines.start(request.param, playwright)
     except engines.EngineMissing as e:
         pytest.fail(str(e))
     yield running

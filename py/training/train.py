@@ -35,6 +35,7 @@ import signal
 import sys
 import time
 from dataclasses import asdict, dataclass, fields
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -311,6 +312,7 @@ def main():
     args = parser.parse_args()
 
     torch.set_num_threads(args.threads)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     recipe = Recipe(**{field.name: getattr(args, field.name) for field in fields(Recipe)})
     tokenizer = Tokenizer.from_file(args.tokenizer)
     train_books, validation_books = load_corpus(args.corpus)
