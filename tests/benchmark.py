@@ -27,7 +27,11 @@ matrix closed and open, at full CPU speed and with Chromium's CPU throttled 4× 
 ``Emulation.setCPUThrottlingRate``, the usual stand-in for a mid-range phone).
 
 Math panel (issue 11): ``append`` at 128 tokens with "Show the math" open, to the chips' frame and
-(``attention-live:math``) to the frame that shows the panel's numbers for the same edit.
+(``attention-live:math``) to the frame that shows the panel's numbers for the same edit; and the
+same with its part "Compute it as FlashAttention does" open as well (issue 24).
+
+Engines (issue 25, ``measure_engines``): cold and warm start to live and the append at 128 tokens in
+Chromium, Firefox and WebKitGTK (tests/engines.py), for information: the targets are Chromium's.
 
 Several figures (issue 21, ``measure_figures``): on a course page of <attention-live> elements, the
 cost of a second figure (an element, or a same-origin iframe) once one is live, of four in view, of
@@ -84,12 +88,16 @@ def startup_marks(page):
     return {**marks, **{step: page.evaluate(mark, f"worker:{step}") for step in WORKER_STEPS}}
 
 
+SENTENCE = "Then the Queen turned to Alice and said"
+READ_AS_A_VISITOR = """async (sentence) => {
+    for (let n = 1; n <= sentence.length; n++) await window.attentionLive.setText(sentence.slice(0, n));
+}"""
+
+
 def read_as_a_visitor(figure_page):
     """What a first visit does before the second: the sentence of the chapter typed letter by letter,
     each edit awaited (so that Python runs as it does for a reader, and V8 has compiled its hot code)."""
-    figure_page.page.evaluate("""async (sentence) => {
-        for (let n = 1; n <= sentence.length; n++) await window.attentionLive.setText(sentence.slice(0, n));
-    }""", "Then the Queen turned to Alice and said")
+    figure_page.page.evaluate(READ_AS_A_VISITOR, SENTENCE)
 
 
 def measure_startup(playwright, origin, runs):
@@ -330,13 +338,17 @@ def measure_views(figure_page, figure, repeats):
     return results
 
 
-def measure_math_panel(figure_page, figure, repeats):
-    """Append at 128 tokens with the math panel open (issue 11): to the frame of the chips and views
-    ("append", as above) and to the frame that shows the panel's numbers for the same edit ("math":
-    one more request to Python, ``attention-live:math``)."""
+def measure_math_panel(figure_page, figure, repeats, flash=False):
+    """Append at 128 tokens with the math panel open (issue 11), and with ``flash`` its part "Compute it
+    as FlashAttention does" open too (issue 24): to the frame of the chips and views ("append", as
+    above) and to the frame that shows the panel's numbers for the same edit ("math": one more request
+    to Python, ``attention-live:math``)."""
     bench = UpdateBench(figure_page)
     shorter = append_text(figure, TOKEN_COUNTS[-1])
     figure_page.open_panel("math")
+    if flash:
+        figure_page.page.locator("#flash-part > summary").click()
+        figure_page.wait_until("() => document.querySelector('#flash-view .flash-title') !== null", None)  # drawn
     pairs, math = [], []
     try:
         for _ in range(repeats):
@@ -346,8 +358,64 @@ def measure_math_panel(figure_page, figure, repeats):
             math.append(figure_page.page.evaluate(
                 "s => performance.getEntriesByName('attention-live:math').find(m => m.startTime === s).duration", start))
     finally:
+        if flash:
+            figure_page.page.locator("#flash-part > summary").click()
+            figure_page.wait_until("o => document.getElementById('flash-part').open === o", False)
         figure_page.open_panel("math", False)
     return {"append": summaries(pairs), "math": summary(math)}
+
+
+LAST_UPDATE_START = f"() => performance.getEntriesByName('{UPDATE}').at(-1)?.startTime ?? -1"
+
+
+def engine_append(page, text):
+    """One character typed at the end of ``text`` in an engine's page (tests/engines.py), as
+    UpdateBench.append does in Chromium: ms from the input event to the frame that shows it."""
+    page.evaluate("""async (text) => {
+        await window.attentionLive.setText(text);
+        const box = document.getElementById('text');
+        box.focus();
+        box.setSelectionRange(text.length, text.length);
+    }""", text)
+    before = page.evaluate(LAST_UPDATE_START)
+    page.type("#text", "s")
+    page.wait_until(f"before => ({LAST_UPDATE_START.removeprefix('() => ')}) > before", before)
+    shown = page.evaluate("() => window.attentionLive.state().text")
+    assert shown == text + "s", f"the update measured shows {shown!r}, not {text + 's'!r}"
+    return page.evaluate(f"() => performance.getEntriesByName('{UPDATE}').at(-1).duration")
+
+
+def measure_engines(playwright, origin, figure, runs, repeats):
+    """Cold and warm start to live attention and the append at 128 tokens in each engine of
+    tests/engines.py (issue 25), for information: the targets stay Chromium's. Each run is a fresh
+    page (a fresh profile): a first visit that types the chapter's sentence and waits for the build to
+    be stored for offline use, then a second visit; then ``repeats`` appends. WebKitGTK runs headed on
+    Xvfb (MiniBrowser has no headless mode), so its frames are a virtual display's."""
+    import engines
+
+    shorter = append_text(figure, TOKEN_COUNTS[-1])
+    live = "() => performance.getEntriesByName('attention-live:live')[0]?.startTime ?? null"
+    report = {}
+    for name in engines.ENGINES:
+        engine = engines.start(name, playwright)
+        visits, appends = {"cold": [], "warm": []}, []
+        try:
+            for _ in range(runs):
+                page = engine.new_page()
+                try:
+                    for visit in visits:
+                        page.open(origin + "/")
+                        page.wait_until(live)
+                        visits[visit].append(page.evaluate(live))
+                        page.evaluate(READ_AS_A_VISITOR, SENTENCE)
+                        page.wait_until("() => document.documentElement.hasAttribute('data-offline')")
+                    appends += [engine_append(page, shorter) for _ in range(repeats)]
+                finally:
+                    page.close()
+        finally:
+            engine.quit()
+        report[name] = {"cold_live_ms": summary(visits["cold"]), "warm_live_ms": summary(visits["warm"]), "append_ms": summary(appends)}
+    return report
 
 
 def in_tab(worker, function, *args):
@@ -406,6 +474,7 @@ def targets(report):
         what = f"{'append' if kind == 'append' else 'edit near start'} p95 at {TOKEN_COUNTS[-1]} tokens, views {panels}, CPU x{throttle}"
         rows.append((what, report["views"][f"{panels} x{throttle}"][kind]["frame"]["p95"], target))
     rows.append((f"append p95 at {TOKEN_COUNTS[-1]} tokens, math panel open", report["math_panel"]["append"]["frame"]["p95"], 33.0))
+    rows.append((f"append p95 at {TOKEN_COUNTS[-1]} tokens, FlashAttention part open", report["flash_panel"]["append"]["frame"]["p95"], 33.0))
     figures = report["figures"]
     rows += [("second element live after the first (median)", figures["add_element_ms"]["median"], 100.0),
              ("second iframe live after the first (median)", figures["add_iframe_ms"]["median"], 100.0),
@@ -437,6 +506,13 @@ def print_table(report):
     math = report["math_panel"]
     print(f"\nmath panel open, append at {TOKEN_COUNTS[-1]} tokens: {cell(math['append'])} to the chips' frame; "
           f"{math['math']['median']} / {math['math']['p95']} to the panel's frame")
+    flash = report["flash_panel"]
+    print(f"FlashAttention part open too: {cell(flash['append'])} to the chips' frame; "
+          f"{flash['math']['median']} / {flash['math']['p95']} to the panel's frame")
+    print("\nper engine, for information (median ms; append: median / p95 to the frame at 128 tokens):")
+    for name, row in report["engines"].items():
+        print(f"{name:10} cold {row['cold_live_ms']['median']:>8}  warm {row['warm_live_ms']['median']:>8}  "
+              f"append {row['append_ms']['median']} / {row['append_ms']['p95']}")
     print(f"\n{'forward (ms)':20} {'tab med':>10} {'native med':>12} {'ratio':>7}")
     for count, row in report["forward"].items():
         print(f"{str(count) + ' tokens':20} {row['tab_ms']['median']:>10} {row['native_ms']['median']:>12} {row['ratio']:>7}")
@@ -461,6 +537,7 @@ def main(argv=None):
     parser.add_argument("--startup-runs", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--network-runs", type=int, default=3, help="first visits at each emulated network speed")
+    parser.add_argument("--engine-runs", type=int, default=3, help="fresh profiles per engine for the cross-engine rows")
     parser.add_argument("--figures-runs", type=int, default=10,
                         help="fresh contexts for the several-figures rows: each row is the difference of two cold starts' medians, "
                              "which move by 0.3-0.6 s from run to run, so five runs are not enough")
@@ -473,6 +550,7 @@ def main(argv=None):
         report["startup"], report["bytes"] = measure_startup(playwright, origin, args.startup_runs)
         report["figures"] = measure_figures(playwright, args.figures_runs)
         report["network"] = measure_network(playwright, args.network_runs)
+        report["engines"] = measure_engines(playwright, origin, figure, args.engine_runs, args.repeats)
         page = browser.new_page()
         figure_page = FigurePage(page)
         figure_page.open(origin + "/")
@@ -480,6 +558,7 @@ def main(argv=None):
         report["updates"] = measure_updates(figure_page, figure, args.repeats)
         report["views"] = measure_views(figure_page, figure, args.repeats)
         report["math_panel"] = measure_math_panel(figure_page, figure, args.repeats)
+        report["flash_panel"] = measure_math_panel(figure_page, figure, args.repeats, flash=True)
         report["forward"], report["tokenizer"] = measure_python(worker, figure, args.repeats)
         report["memory"] = {"growth_mb": round(memory_growth_mb(figure_page), 2)}
         browser.close()

@@ -49,7 +49,10 @@ from training.train import Recipe, ResumeError, StopOnInterrupt, encode_split, g
 from training.train_tokenizer import train_tokenizer
 
 VOCAB_SIZE = 2000  # the shipped model's: the same file budget (about 1.2 MB in float16)
-RECIPE = Recipe(max_iters=5000, dropout=0.05, l1_attention_drop=0.9)  # the shipped model's run (weights/MODEL_CARD.md, "Training")
+# The shipped model's run (weights/MODEL_CARD.md, "Training"): stochastic depth on layer 1's attention
+# for its first 3,000 of 5,000 steps, then dropout 0.05 on the residual branches for the rest
+RECIPE = Recipe(max_iters=5000, dropout=0.05, attention_dropout=0.0, l1_attention_drop=0.9,
+                l1_attention_drop_until=3000, dropout_from=3000)
 MIN_CHARS = 20_000  # least text to train on (after normalisation): about ten pages
 MIN_HELD_OUT_CHARS = 1_000  # least text held out for validation: several windows of block_size tokens
 MODELS = Path(__file__).resolve().parents[2] / "models"  # the repository's models/ (ignored by git): where --out defaults to
@@ -174,15 +177,16 @@ def steps_for_minutes(minutes, seconds, recipe):
 
 def new_run(work, corpus, asked, splits, vocab_size):
     """The recipe of a new run from ``asked`` ({steps, minutes, seed, l1_attention_drop}): the shipped
-    model's (RECIPE) with those changes, --minutes turned into steps on this machine. Written to
+    model's (RECIPE) with those changes, --minutes turned into steps on this machine, and the step where
+    stochastic depth ends and dropout starts kept at the same share of the run. Written to
     ``work/run.json`` with the corpus's files, so that the same command carries on a stopped run."""
     recipe = replace(RECIPE, seed=asked["seed"], l1_attention_drop=asked["l1_attention_drop"])
     if asked["minutes"] is not None:
         recipe = replace(recipe, max_iters=steps_for_minutes(asked["minutes"], seconds_per_step(splits, vocab_size, recipe), recipe))
     elif asked["steps"] is not None:
         recipe = replace(recipe, max_iters=asked["steps"])
-    if recipe.l1_attention_drop_until is not None and recipe.l1_attention_drop_until > recipe.max_iters:
-        recipe = replace(recipe, l1_attention_drop_until=None)
+    switch = round(recipe.max_iters * RECIPE.l1_attention_drop_until / RECIPE.max_iters)
+    recipe = replace(recipe, l1_attention_drop_until=switch, dropout_from=switch)
     (work / "run.json").write_text(json.dumps({"corpus": corpus, "asked": asked, "recipe": asdict(recipe)}, indent=1) + "\n", encoding="utf-8")
     return recipe
 

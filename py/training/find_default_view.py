@@ -46,7 +46,7 @@ def default_view(figure):
 
 
 ABOUT = {"corpus": "eight children's books",
-         "training": "While it was trained, layer 1's attention was randomly switched off for most sentences; here the whole model runs, as trained."}
+         "training": "For the first 3,000 of its 5,000 training steps, layer 1's attention was randomly switched off for most sentences; here the whole model runs, as trained."}
 
 
 def chapter_story(layer, head, said, diffuse_layer, diffuse_head, largest):
