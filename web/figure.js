@@ -502,7 +502,7 @@ export class AttentionFigure {
   }
 
   /** The view in one sentence, for the live region: "16 tokens; layer 2, head 3: «said» attends most to
-   *  «Alice» 48.6%, then …". */
+   *  «Alice» 80.6%, then …". */
   summary() {
     const { result } = this.view;
     const state = this.viewState.get();

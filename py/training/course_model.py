@@ -213,8 +213,9 @@ def progress_bar(recipe, checkpoint):
 def about_text(corpus, files, chars, recipe):
     """The page's "about" phrases for this model (plain text): what it was trained on, and how."""
     trained_on = f"the texts of “{Path(corpus).resolve().name}” ({len(files)} file{'s' * (len(files) != 1)}, {chars:,} characters)"
-    how = (f"While it was trained, layer 1's attention was randomly switched off for {recipe.l1_attention_drop:.0%} of the "
-           "sentences; here the whole model runs, as trained.") if recipe.l1_attention_drop else ""
+    how = (f"For the first {recipe.l1_attention_drop_until:,} of its {recipe.max_iters:,} training steps, layer 1's attention was "
+           f"randomly switched off for {recipe.l1_attention_drop:.0%} of the sentences; here the whole model runs, as trained."
+           ) if recipe.l1_attention_drop else ""
     return {"corpus": trained_on, "training": how}
 
 
@@ -311,6 +312,8 @@ def main():
     args.sentence = args.sentence.replace("\r\n", "\n").replace("\r", "\n")  # as the page's text box holds it (docs/api.md)
     if (args.steps is not None and args.steps < 1) or (args.minutes is not None and args.minutes <= 0) or args.threads < 1:
         parser.error("--steps, --minutes and --threads must be positive")
+    if not 0 <= args.l1_attention_drop < 1:
+        parser.error(f"--l1-attention-drop is a probability from 0 (off) up to but not including 1, not {args.l1_attention_drop}")
     if not 0 <= args.l1_attention_drop < 1:
         parser.error("--l1-attention-drop must be at least 0 and below 1")
     try:
