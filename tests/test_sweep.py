@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from training.sweep import choose  # noqa: E402
+from training.sweep import Run, choose, ended_early  # noqa: E402
 
 
 def checkpoint(name, validation, alice, and_=0.05, queen=0.05, largest_l1=0.2, held_out=0.8):
@@ -77,3 +77,11 @@ def test_a_judged_checkpoint_has_the_models_numbers(tmp_path, corpus_dir, figure
         total = sum(F.cross_entropy(model(w[None, :-1])[0][0], w[1:], reduction="sum").item() for w in windows)
     assert judged["validation"] == pytest.approx(total / (len(ids) - 1), abs=1e-5)
     assert not list(tmp_path.glob("*.safetensors"))  # the judge's export is removed
+
+
+def test_a_run_whose_last_checkpoint_is_before_its_last_step_ended_early(tmp_path):
+    run = Run(0.9, 1, 0.1, 5000, 0.0, 3000, 3000, 0.0)
+    kept = [tmp_path / f"ckpt-step{step:05d}.pt" for step in range(0, 1001, 250)]
+    assert ended_early(run, kept)
+    assert not ended_early(run, kept + [tmp_path / "ckpt-step05000.pt"])
+    assert ended_early(run, [])

@@ -195,10 +195,18 @@ def train_command(args, run):
             *until, "--l2-attention-entropy", str(run.entropy), "--threads", "1", "--keep-checkpoints"], out
 
 
-def judge_run(judge, run, out, results, stopped=False):
-    """Judge every kept checkpoint of a run (a Run; ``stopped``: one ended before its last step), appending
-    one line per checkpoint to ``results``."""
-    for checkpoint in sorted(out.parent.glob("ckpt-step*.pt")):
+def ended_early(run, checkpoints):
+    """Whether a run (a Run) stopped before its last step, from its kept checkpoints (``--keep-checkpoints``
+    paths, ``ckpt-step01250.pt``, in order; one is kept at every evaluation, the last step's included)."""
+    return not checkpoints or int(checkpoints[-1].stem.removeprefix("ckpt-step")) < run.steps
+
+
+def judge_run(judge, run, out, results):
+    """Judge every kept checkpoint of a run (a Run), appending one line per checkpoint to ``results``; a run
+    whose last checkpoint comes before its last step is recorded as stopped."""
+    checkpoints = sorted(out.parent.glob("ckpt-step*.pt"))
+    stopped = ended_early(run, checkpoints)
+    for checkpoint in checkpoints:
         record = {"run": {"name": run_name(*run), "l1_attention_drop": run.p, "l1_attention_drop_until": run.until, "seed": run.seed,
                           "dropout": run.dropout, "dropout_from": run.dropout_from, "attention_dropout": run.attention_dropout,
                           "steps": run.steps, "l2_attention_entropy": run.entropy,
@@ -315,13 +323,12 @@ def main():
     parser.add_argument("--report", action="store_true", help="print the sweep table and the choice, train nothing")
     parser.add_argument("--judge", metavar="NAME", help="judge the kept checkpoints of a run of the plan trained outside a sweep, "
                                                           "or whose sweep was stopped before judging it")
-    parser.add_argument("--stopped", action="store_true", help="with --judge: the run itself was stopped before its last step")
     args = parser.parse_args()
     if args.report:
         report(read_results(args.results))
     elif args.judge:
         settings = next(s for s in PLAN if run_name(*s) == args.judge)
-        judge_run(Judge(args.corpus, args.tokenizer), settings, train_command(args, settings)[1], args.results, stopped=args.stopped)
+        judge_run(Judge(args.corpus, args.tokenizer), settings, train_command(args, settings)[1], args.results)
     elif not (args.corpus and args.tokenizer and args.runs):
         parser.error("--corpus, --tokenizer and --runs are needed to train")
     else:
