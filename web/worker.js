@@ -73,8 +73,9 @@ function progress(stage) {
  * have arrived; over a phone's network they take several seconds. So it is used where it is stored
  * (the offline copy sw.js made on an earlier visit), or where it would arrive within that time,
  * judged by the downloads that came before it (`probes`: their URLs): their bytes on the wire over
- * the time from the first request to the last byte (Resource Timing), the link's throughput as this
- * visit has seen it. Downloads from the HTTP cache (transferSize 0) say the snapshot is likely
+ * the time the link was carrying them, from each response's first byte to its last, overlaps counted
+ * once (Resource Timing): the link's throughput as this visit has seen it, without the pauses in which
+ * this worker was busy between requests, which a busy machine lengthens. Downloads from the HTTP cache (transferSize 0) say the snapshot is likely
  * there too. Otherwise Python starts without it, and the offline copy, made once the figure is live,
  * downloads it for the next visit. `stored` is the promise of caches.match(the snapshot's URL). */
 const SNAPSHOT_SAVES_MS = 1000;
@@ -83,7 +84,12 @@ async function snapshotWorthFetching(stored, probes, snapshotBytes) {
   if (await stored) return true;
   const timings = probes.map((url) => performance.getEntriesByName(url, "resource")[0]); // the download itself, not importScripts' read of it
   if (timings.some((timing) => !timing || timing.transferSize === 0)) return true;
-  const ms = Math.max(...timings.map((t) => t.responseEnd)) - Math.min(...timings.map((t) => t.requestStart));
+  let ms = 0;
+  let carried = -Infinity; // the end of the time counted so far
+  for (const t of [...timings].sort((a, b) => a.responseStart - b.responseStart)) {
+    ms += Math.max(0, t.responseEnd - Math.max(t.responseStart, carried));
+    carried = Math.max(carried, t.responseEnd);
+  }
   const bytesPerMs = timings.reduce((sum, t) => sum + t.encodedBodySize, 0) / Math.max(1, ms);
   return snapshotBytes / bytesPerMs <= SNAPSHOT_SAVES_MS;
 }
