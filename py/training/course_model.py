@@ -313,8 +313,6 @@ def main():
     if (args.steps is not None and args.steps < 1) or (args.minutes is not None and args.minutes <= 0) or args.threads < 1:
         parser.error("--steps, --minutes and --threads must be positive")
     if not 0 <= args.l1_attention_drop < 1:
-        parser.error(f"--l1-attention-drop is a probability from 0 (off) up to but not including 1, not {args.l1_attention_drop}")
-    if not 0 <= args.l1_attention_drop < 1:
         parser.error("--l1-attention-drop must be at least 0 and below 1")
     try:
         out = make_model(args)
