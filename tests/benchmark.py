@@ -30,6 +30,12 @@ Math panel (issue 11): ``append`` at 128 tokens with "Show the math" open, to th
 (``attention-live:math``) to the frame that shows the panel's numbers for the same edit; and the
 same with its part "Compute it as FlashAttention does" open as well (issue 24).
 
+Panels at CPU ×4 (issue 22, ``measure_panel_runs``): an append at 128 tokens with each set of panels
+open (none; the heads grid and the matrix; "Show the math"; the next token; all four), to the chips'
+frame and to the frame that shows the open panels' numbers (``attention-live:panels``), and a change
+near the start with all four open; each run in a fresh page, the last with a phone's viewport
+(390 × 844 CSS px at 3 device pixels per px, touch); the targets are read from the median of the runs.
+
 Engines (issue 25, ``measure_engines``): cold and warm start to live and the append at 128 tokens in
 Chromium, Firefox and WebKitGTK (tests/engines.py), for information: the targets are Chromium's.
 
@@ -338,11 +344,19 @@ def measure_views(figure_page, figure, repeats):
     return results
 
 
+def panels_frame(figure_page, start):
+    """ms from the input event at ``start`` to the frame that shows the open panels' numbers for that
+    edit (``attention-live:panels``; with no panel of Python's answers open, the chips' frame)."""
+    figure_page.wait_until("s => performance.getEntriesByName('attention-live:panels').some(m => m.startTime === s)", start)
+    return figure_page.page.evaluate(
+        "s => performance.getEntriesByName('attention-live:panels').find(m => m.startTime === s).duration", start)
+
+
 def measure_math_panel(figure_page, figure, repeats, flash=False):
     """Append at 128 tokens with the math panel open (issue 11), and with ``flash`` its part "Compute it
     as FlashAttention does" open too (issue 24): to the frame of the chips and views ("append", as
-    above) and to the frame that shows the panel's numbers for the same edit ("math": one more request
-    to Python, ``attention-live:math``)."""
+    above) and to the frame that shows the panel's numbers for the same edit ("math": more requests
+    to Python, ``attention-live:panels``)."""
     bench = UpdateBench(figure_page)
     shorter = append_text(figure, TOKEN_COUNTS[-1])
     figure_page.open_panel("math")
@@ -353,16 +367,63 @@ def measure_math_panel(figure_page, figure, repeats, flash=False):
     try:
         for _ in range(repeats):
             pairs.append(bench.append(shorter))
-            start = bench.latest()["start"]
-            figure_page.wait_until("s => performance.getEntriesByName('attention-live:math').some(m => m.startTime === s)", start)
-            math.append(figure_page.page.evaluate(
-                "s => performance.getEntriesByName('attention-live:math').find(m => m.startTime === s).duration", start))
+            math.append(panels_frame(figure_page, bench.latest()["start"]))
     finally:
         if flash:
             figure_page.page.locator("#flash-part > summary").click()
             figure_page.wait_until("o => document.getElementById('flash-part').open === o", False)
         figure_page.open_panel("math", False)
     return {"append": summaries(pairs), "math": summary(math)}
+
+
+PANEL_SETS = {"none": (), "grid and matrix": ("heads", "matrix"), "math": ("math",), "next token": ("next",),
+              "all four": ("heads", "matrix", "math", "next")}
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "is_mobile": True, "has_touch": True}
+
+
+def measure_panel_sets(figure_page, figure, repeats, throttle=4):
+    """Issue 22, part 1: at CPU throttling ``throttle``, an append at 128 tokens with each set of panels
+    open (PANEL_SETS), to the chips' frame ("append") and to the frame that shows the open panels'
+    numbers ("panels"), and a change near the start (a full recompute) with all four open:
+    {set: {"append": summaries, "panels": summary}, "all four edit_start": summaries}."""
+    bench = UpdateBench(figure_page)
+    count = TOKEN_COUNTS[-1]
+    text, shorter = text_of_tokens(figure, count, seed=1), append_text(figure, count)
+    devtools = figure_page.page.context.new_cdp_session(figure_page.page)
+    results = {}
+    try:
+        devtools.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
+        for name, panels in PANEL_SETS.items():
+            for panel in ("heads", "matrix", "math", "next"):
+                figure_page.open_panel(panel, panel in panels)
+            pairs, shown = [], []
+            for _ in range(repeats):
+                pairs.append(bench.append(shorter))
+                shown.append(panels_frame(figure_page, bench.latest()["start"]))
+            results[name] = {"append": summaries(pairs), "panels": summary(shown)}
+        results["all four edit_start"] = summaries([bench.edit_start(text) for _ in range(repeats)])
+    finally:
+        devtools.send("Emulation.setCPUThrottlingRate", {"rate": 1})
+        for panel in ("heads", "matrix", "math", "next"):
+            figure_page.open_panel(panel, False)
+    return results
+
+
+def measure_panel_runs(browser, origin, figure, runs, repeats):
+    """measure_panel_sets in ``runs`` fresh pages, the last with a phone's viewport (PHONE): each run,
+    and the median over the runs of each median and p95 ("median of runs")."""
+    each = []
+    for run in range(runs):
+        context = browser.new_context(**(PHONE if run == runs - 1 else {}))
+        figure_page = FigurePage(context.new_page())
+        figure_page.open(origin + "/")
+        each.append(measure_panel_sets(figure_page, figure, repeats))
+        context.close()
+    over_runs = lambda values: {stat: round(statistics.median(v[stat] for v in values), 1) for stat in ("median", "p95")}  # noqa: E731
+    medians = {name: {"append": over_runs([run[name]["append"]["frame"] for run in each]),
+                      "panels": over_runs([run[name]["panels"] for run in each])} for name in PANEL_SETS}
+    medians["all four edit_start"] = over_runs([run["all four edit_start"]["frame"] for run in each])
+    return {"runs": each, "median of runs": medians, "phone run": runs - 1}
 
 
 LAST_UPDATE_START = f"() => performance.getEntriesByName('{UPDATE}').at(-1)?.startTime ?? -1"
@@ -475,6 +536,13 @@ def targets(report):
         rows.append((what, report["views"][f"{panels} x{throttle}"][kind]["frame"]["p95"], target))
     rows.append((f"append p95 at {TOKEN_COUNTS[-1]} tokens, math panel open", report["math_panel"]["append"]["frame"]["p95"], 33.0))
     rows.append((f"append p95 at {TOKEN_COUNTS[-1]} tokens, FlashAttention part open", report["flash_panel"]["append"]["frame"]["p95"], 33.0))
+    panel_sets = report["panel_sets"]["median of runs"]
+    for name in PANEL_SETS:
+        rows += [(f"x4 append, panels {name}: median to the chips' frame", panel_sets[name]["append"]["median"], 40.0),
+                 (f"x4 append, panels {name}: p95 to the chips' frame", panel_sets[name]["append"]["p95"], 66.0)]
+        if PANEL_SETS[name]:
+            rows.append((f"x4 append, panels {name}: p95 to the panels' frame", panel_sets[name]["panels"]["p95"], 100.0))
+    rows.append(("x4 change near the start, all four open: p95", panel_sets["all four edit_start"]["p95"], 133.0))
     figures = report["figures"]
     rows += [("second element live after the first (median)", figures["add_element_ms"]["median"], 100.0),
              ("second iframe live after the first (median)", figures["add_iframe_ms"]["median"], 100.0),
@@ -509,6 +577,15 @@ def print_table(report):
     flash = report["flash_panel"]
     print(f"FlashAttention part open too: {cell(flash['append'])} to the chips' frame; "
           f"{flash['math']['median']} / {flash['math']['p95']} to the panel's frame")
+    runs = report["panel_sets"]
+    print(f"\nCPU x4, append at {TOKEN_COUNTS[-1]} tokens, each set of panels open, median of {len(runs['runs'])} runs "
+          f"(the last with a phone's viewport, {PHONE['viewport']['width']} x {PHONE['viewport']['height']}, touch): "
+          "median / p95 ms to the chips' frame; to the panels' frame")
+    for name, row in runs["median of runs"].items():
+        if name in PANEL_SETS:
+            print(f"{name:16} {row['append']['median']:>8} / {row['append']['p95']:<8} {row['panels']['median']:>8} / {row['panels']['p95']}")
+    edit = runs["median of runs"]["all four edit_start"]
+    print(f"{'all four, change near the start':32} {edit['median']} / {edit['p95']}")
     print("\nper engine, for information (median ms; append: median / p95 to the frame at 128 tokens):")
     for name, row in report["engines"].items():
         print(f"{name:10} cold {row['cold_live_ms']['median']:>8}  warm {row['warm_live_ms']['median']:>8}  "
@@ -541,6 +618,8 @@ def main(argv=None):
     parser.add_argument("--figures-runs", type=int, default=10,
                         help="fresh contexts for the several-figures rows: each row is the difference of two cold starts' medians, "
                              "which move by 0.3-0.6 s from run to run, so five runs are not enough")
+    parser.add_argument("--panel-runs", type=int, default=3, help="runs of the x4 rows per set of panels (issue 22: the median of three)")
+    parser.add_argument("--panel-trials", type=int, default=60, help="appends per set of panels in each run")
     args = parser.parse_args(argv)
     weights = ROOT / "weights"
     figure = Figure((weights / "model.safetensors").read_bytes(), (weights / "tokenizer.json").read_bytes())
@@ -559,6 +638,7 @@ def main(argv=None):
         report["views"] = measure_views(figure_page, figure, args.repeats)
         report["math_panel"] = measure_math_panel(figure_page, figure, args.repeats)
         report["flash_panel"] = measure_math_panel(figure_page, figure, args.repeats, flash=True)
+        report["panel_sets"] = measure_panel_runs(browser, origin, figure, args.panel_runs, args.panel_trials)
         report["forward"], report["tokenizer"] = measure_python(worker, figure, args.repeats)
         report["memory"] = {"growth_mb": round(memory_growth_mb(figure_page), 2)}
         browser.close()

@@ -37,6 +37,12 @@ const PARTS = {
 };
 const PANEL_NAMES = ["heads", "matrix", "math", "next"];
 
+/** The answers of Python's (answers.js's kinds) that the open panels of view `state` show. */
+function answersShown(state) {
+  return [...(state.panels.math ? ["explain"] : []), ...(state.panels.math && state.flash.open ? ["flash"] : []),
+    ...(state.panels.next ? ["predict"] : [])];
+}
+
 const hasWhatIf = (state) => !state.whatIf.scale || !state.whatIf.mask;
 
 /** The parts of the view state that decide what the figure shows, as one string (the pointer's preview,
@@ -144,7 +150,7 @@ export class AttentionFigure {
     });
     this.queue = { text: "", requested: 0, shown: 0, waiters: [] }; // the texts given (requested) and shown, by number
     this.announcer = createAnnouncer(this.el.announcer);
-    this.answers = createAnswers(() => [this.view.result, this.viewState.get()], (kind) => this.onAnswer(kind));
+    this.answers = createAnswers(() => [this.view.result, this.viewState.get()], () => this.onAnswer());
     this.channel = null; // this figure's channel to Python, once it runs
     this.manifest = null; // build.json, once downloaded
     this.asked = { changes: [], token: undefined }; // what the view asked for could not give, and its token (applied to the first live result)
@@ -229,18 +235,21 @@ export class AttentionFigure {
   askPython(state) {
     const { result } = this.view;
     if (!this.channel || !result || result.precomputed || result.ids.length === 0 || this.channel.busy) return;
-    if (state.panels.math) this.answers.ask("explain", this.channel, result, state);
-    if (state.panels.math && state.flash.open) this.answers.ask("flash", this.channel, result, state);
-    if (state.panels.next) this.answers.ask("predict", this.channel, result, state);
+    for (const kind of answersShown(state)) this.answers.ask(kind, this.channel, result, state);
   }
 
-  onAnswer(kind) {
+  onAnswer() {
     const state = this.viewState.get();
     this.render(state, state);
     this.changed(); // the panel's height, where no frame is drawn to tell
-    if (kind !== "explain") return;
-    const { result } = this.view;
-    if (result.inputTime !== undefined && state.panels.math) this.measureUpdate(result.inputTime, "math"); // input to the panel's frame
+    this.measurePanels(this.view.result, state);
+  }
+
+  /* Once the open panels show the numbers of the edit that made `result`: its "panels" measure (input
+   * to that frame; with no panel of Python's answers open, the chips' frame). Measured once per edit. */
+  measurePanels(result, state) {
+    if (result.inputTime === undefined || !answersShown(state).every((kind) => this.answers.get(kind, result, state))) return;
+    this.measureUpdate(result.inputTime, "panels");
     result.inputTime = undefined;
   }
 
@@ -421,8 +430,8 @@ export class AttentionFigure {
   }
 
   /* Update latency, for the benchmark: from the input event to the DOM holding its result ("drawn"),
-   * to the animation frame that shows it ("update"), and, with the math panel open, to the frame that
-   * shows the panel's numbers for it ("math": one more request to Python). */
+   * to the animation frame that shows it ("update"), and to the frame that shows the open panels'
+   * numbers for it ("panels": "Show the math" and the next token need more requests to Python). */
   measureUpdate(inputTime, name = "update") {
     if (++this.updateMeasures % 1000 === 0) performance.clearMeasures(); // bounded over long use
     if (name === "update") performance.measure("attention-live:drawn", { start: inputTime, end: performance.now() });
@@ -434,7 +443,8 @@ export class AttentionFigure {
     Object.assign(result, whatIfs); // what the numbers are: the views repaint when it changes (heatmap.js)
     this.show(result);
     if (inputTime !== undefined) this.measureUpdate(inputTime);
-    result.inputTime = inputTime; // for the math panel's own measure (askPython)
+    result.inputTime = inputTime; // for the open panels' own measure, once their answers are drawn
+    this.measurePanels(result, this.viewState.get());
     this.queue.shown = seq;
     this.resolveWaiters();
   }
