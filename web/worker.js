@@ -150,7 +150,9 @@ async function init(base, manifest) {
   progress(stage);
   await step("package", `the figure's Python package (${manifest.wheel})`, async () => {
     // A pure-Python wheel with no dependencies: unpacked into site-packages as an installer would
-    // (Pyodide's unpackArchive), without importing micropip
+    // (Pyodide's unpackArchive), without importing micropip. The snapshot already holds the package's
+    // modules that need no numpy (snapshot.mjs), imported from these same files at build time; the
+    // import system sees that the folder changed since (its modification time) and reads it again.
     const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
     pyodide.unpackArchive(await wheel, "whl", { extractDir: sitePackages });
   });
