@@ -254,6 +254,25 @@ def model_config(path):
     return json.loads(header["__metadata__"]["config"])
 
 
+def made_with_node(script, inputs, name, arguments, purpose):
+    """The file that ``node script *arguments OUT`` writes, kept in ``.cache/`` as ``name`` (``{}``: a
+    hash of the sha256 of ``inputs`` and of the script) and made only when it is not there yet.
+
+    Raises BuildError when Node is needed and missing (``purpose`` says what for)."""
+    digest = hashlib.sha256()
+    for path in [*inputs, ROOT / script]:
+        digest.update(path.name.encode() + bytes.fromhex(sha256_of(path)))
+    cached = CACHE / name.format(digest.hexdigest()[:16])
+    if not cached.exists():
+        if shutil.which("node") is None:
+            raise BuildError(f"node is not on PATH: the build needs Node.js (it comes with npm) to {purpose}")
+        CACHE.mkdir(exist_ok=True)
+        part = cached.with_name(cached.name + ".part")
+        run(["node", str(ROOT / script), *map(str, arguments), str(part)])
+        part.replace(cached)
+    return cached
+
+
 def compile_package_wheels(pyodide_folder):
     """Replace each PYODIDE_PACKAGES wheel in ``pyodide_folder`` (checked against the official lock
     first) by the same wheel with its Python sources compiled to bytecode (pycompile.mjs, run with
@@ -265,17 +284,9 @@ def compile_package_wheels(pyodide_folder):
     for name in PYODIDE_PACKAGES:
         entry = lock["packages"][name]
         wheel = pyodide_folder / entry["file_name"]
-        inputs = hashlib.sha256()
-        for path in [*(pyodide_folder / core for core in PYODIDE_CORE_FILES if core != "pyodide-lock.json"), wheel, ROOT / "pycompile.mjs"]:
-            inputs.update(path.name.encode() + bytes.fromhex(sha256_of(path)))
-        cached = CACHE / f"compiled-{inputs.hexdigest()[:16]}-{wheel.name}"
-        if not cached.exists():
-            if shutil.which("node") is None:
-                raise BuildError("node is not on PATH: the build needs Node.js (it comes with npm) to compile numpy's modules")
-            CACHE.mkdir(exist_ok=True)
-            part = cached.with_name(cached.name + ".part")
-            run(["node", str(ROOT / "pycompile.mjs"), str(pyodide_folder), str(wheel), str(part)])
-            part.replace(cached)
+        cores = [pyodide_folder / core for core in PYODIDE_CORE_FILES if core != "pyodide-lock.json"]
+        cached = made_with_node("pycompile.mjs", [*cores, wheel], f"compiled-{{}}-{wheel.name}", [pyodide_folder, wheel],
+                                "compile numpy's modules")
         shutil.copyfile(cached, wheel)
         entry["sha256"] = sha256_of(wheel)
     lock_path.write_text(json.dumps(lock, separators=(",", ":")))
@@ -288,16 +299,8 @@ def make_snapshot(pyodide_folder, wheel, out):
     reproducible (it holds Python's memory, timestamps included), so it is kept in ``.cache/`` under
     the sha256 of everything it is made from: the same inputs give the same file, and the same build id.
     """
-    inputs = hashlib.sha256()
-    for path in [*(pyodide_folder / name for name in PYODIDE_CORE_FILES), *sorted(pyodide_folder.glob("*.whl")), wheel, ROOT / "snapshot.mjs"]:
-        inputs.update(path.name.encode() + bytes.fromhex(sha256_of(path)))
-    cached = CACHE / f"snapshot-{inputs.hexdigest()[:16]}.bin.gz"
-    if not cached.exists():
-        if shutil.which("node") is None:
-            raise BuildError("node is not on PATH: the build needs Node.js (it comes with npm) to make Pyodide's memory snapshot")
-        CACHE.mkdir(exist_ok=True)
-        run(["node", str(ROOT / "snapshot.mjs"), str(pyodide_folder), str(wheel), str(cached.with_suffix(".part"))])
-        cached.with_suffix(".part").replace(cached)
+    inputs = [*(pyodide_folder / name for name in PYODIDE_CORE_FILES), *sorted(pyodide_folder.glob("*.whl")), wheel]
+    cached = made_with_node("snapshot.mjs", inputs, "snapshot-{}.bin.gz", [pyodide_folder, wheel], "make Pyodide's memory snapshot")
     shutil.copyfile(cached, out)
 
 

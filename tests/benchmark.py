@@ -319,13 +319,18 @@ def measure_updates(figure_page, figure, repeats):
     return results
 
 
+def throttled_bench(figure_page, figure):
+    """For the rows at block_size: an UpdateBench, a text of 128 tokens, a text that an appended character
+    takes to at most 128 tokens, and a DevTools session (for ``Emulation.setCPUThrottlingRate``)."""
+    count = TOKEN_COUNTS[-1]
+    return (UpdateBench(figure_page), text_of_tokens(figure, count, seed=1), append_text(figure, count),
+            figure_page.page.context.new_cdp_session(figure_page.page))
+
+
 def measure_views(figure_page, figure, repeats):
     """Append and edit near the start at 128 tokens with the grid and matrix closed, then open, at
     CPU throttling 1× and 4×: {"closed x1": {"append": ..., "edit_start": ...}, ...}."""
-    bench = UpdateBench(figure_page)
-    count = TOKEN_COUNTS[-1]
-    text, shorter = text_of_tokens(figure, count, seed=1), append_text(figure, count)
-    devtools = figure_page.page.context.new_cdp_session(figure_page.page)
+    bench, text, shorter, devtools = throttled_bench(figure_page, figure)
     results = {}
     try:
         for throttle in (1, 4):
@@ -386,10 +391,7 @@ def measure_panel_sets(figure_page, figure, repeats, throttle=4):
     open (PANEL_SETS), to the chips' frame ("append") and to the frame that shows the open panels'
     numbers ("panels"), and a change near the start (a full recompute) with all four open:
     {set: {"append": summaries, "panels": summary}, "all four edit_start": summaries}."""
-    bench = UpdateBench(figure_page)
-    count = TOKEN_COUNTS[-1]
-    text, shorter = text_of_tokens(figure, count, seed=1), append_text(figure, count)
-    devtools = figure_page.page.context.new_cdp_session(figure_page.page)
+    bench, text, shorter, devtools = throttled_bench(figure_page, figure)
     results = {}
     try:
         devtools.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
