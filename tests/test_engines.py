@@ -97,16 +97,25 @@ def test_typing_updates_the_chips(live, figure):
     check_numbers(live, figure)
 
 
+PANEL_DRAWN = {  # each panel's numbers on screen, for a text of t tokens
+    "heads": "() => document.querySelectorAll('#heads-grid button').length === 8",
+    "matrix": "t => document.getElementById('matrix').dataset.rows === String(t)",
+    "math": "t => document.querySelectorAll('#math-view .math-table tbody tr').length === t",
+    "next": "() => document.querySelectorAll('#next-view .predictions li').length === 5",
+}
+
+
 def test_every_panel_opens_and_draws(live, figure):
-    live.evaluate("() => window.attentionLive.setText('Then the Queen turned to Alice and said, nothing at all')")
-    for panel in ("heads", "matrix", "math", "next"):
+    text = "Then the Queen turned to Alice and said, nothing at all"
+    live.evaluate("t => window.attentionLive.setText(t)", text)
+    live.wait_until("t => window.attentionLive.state().text === t", text)
+    T = len(figure.tokenizer.encode(text))
+    # one after the other, each drawn before the next summary is clicked: a panel's numbers arrive
+    # after it opens and push the summaries below it down, where a click already on its way would miss
+    for panel, drawn in PANEL_DRAWN.items():
         live.click(f"#{panel}-panel > summary")
         live.wait_until("p => window.attentionLive.state().panels[p]", panel)
-    T = len(state(live)["ids"])
-    live.wait_until("() => document.querySelectorAll('#heads-grid button').length === 8")
-    live.wait_until("t => document.getElementById('matrix').dataset.rows === String(t)", T)
-    live.wait_until("t => document.querySelectorAll('#math-view .math-table tbody tr').length === t", T)
-    live.wait_until("() => document.querySelectorAll('#next-view .predictions li').length === 5")
+        live.wait_until(drawn, T)
     # the matrix canvas: one pixel per cell, darker where the weight is larger (the colour scale is monotonic)
     shown = state(live)
     row = live.evaluate("""q => { const c = document.getElementById('matrix'); const T = c.width;
