@@ -281,10 +281,10 @@ def compile_package_wheels(pyodide_folder):
     ``.cache/`` under the sha256 of what it is made from, as the snapshot is."""
     lock_path = pyodide_folder / "pyodide-lock.json"
     lock = json.loads(lock_path.read_text())
+    cores = [pyodide_folder / core for core in PYODIDE_CORE_FILES if core != "pyodide-lock.json"]  # the lock: rewritten below
     for name in PYODIDE_PACKAGES:
         entry = lock["packages"][name]
         wheel = pyodide_folder / entry["file_name"]
-        cores = [pyodide_folder / core for core in PYODIDE_CORE_FILES if core != "pyodide-lock.json"]
         cached = made_with_node("pycompile.mjs", [*cores, wheel], f"compiled-{{}}-{wheel.name}", [pyodide_folder, wheel],
                                 "compile numpy's modules")
         shutil.copyfile(cached, wheel)

@@ -75,8 +75,8 @@ function progress(stage) {
  * judged by the downloads that came before it (`probes`: their URLs): their bytes on the wire over
  * the time the link was carrying them, from each response's first byte to its last, overlaps counted
  * once (Resource Timing): the link's throughput as this visit has seen it, without the pauses in which
- * this worker was busy between requests, which a busy machine lengthens. Downloads from the HTTP cache (transferSize 0) say the snapshot is likely
- * there too. Otherwise Python starts without it, and the offline copy, made once the figure is live,
+ * this worker was busy between requests, which a busy machine lengthens. Downloads from the HTTP cache
+ * (transferSize 0) say the snapshot is likely there too. Otherwise Python starts without it, and the offline copy, made once the figure is live,
  * downloads it for the next visit. `stored` is the promise of caches.match(the snapshot's URL). */
 const SNAPSHOT_SAVES_MS = 1000;
 
