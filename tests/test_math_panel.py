@@ -201,6 +201,44 @@ def test_empty_text_and_bad_requests_leave_the_panels_readable(page, figure):
     assert page.page.locator(".predictions li").count() == 5
 
 
+def last_query_scores(figure, text):
+    """The math table's q·k column for ``text`` with the last token the query, by CPython."""
+    T = len(figure.analyse(text)["ids"])
+    return [shown(score) for score in figure.explain(LAYER, HEAD, T - 1)["scores"]]
+
+
+def test_rows_the_box_does_not_show_are_written_once_the_reader_pauses(page, figure):
+    """Issue 22: with more rows than the table's box shows, a keystroke writes the rows in view at once
+    and the others once the reader pauses, the table aria-busy="true" meanwhile; then every row is
+    CPython's. Each time aria-busy changes, the page notes every row's scores as they are then."""
+    before = " ".join([TEXT] * 5)  # about 80 tokens: the box shows the first 15 or so
+    after = before + "s"
+    T = len(figure.analyse(before)["ids"])
+    page.set_text(before)
+    page.select(layer=LAYER, head=HEAD, token=T - 1)  # the query on the last token follows the typing
+    page.open_panel("math")
+    page.wait_until("n => document.querySelectorAll('.math-table tbody tr').length === n && "
+                    "document.querySelector('.math-table').getAttribute('aria-busy') === 'false'", T)
+    page.page.evaluate("""() => {
+        window.busyChanges = [];
+        const table = document.querySelector('.math-table');
+        const scores = () => Array.from(table.tBodies[0].rows, (row) => row.cells[1].textContent);
+        new MutationObserver(() => busyChanges.push({busy: table.getAttribute('aria-busy'), scores: scores()}))
+            .observe(table, {attributes: true, attributeFilter: ['aria-busy']});
+    }""")
+    page.page.locator("#text").focus()
+    page.page.keyboard.press("End")
+    page.page.keyboard.type("s")
+    page.wait_until("() => window.busyChanges.some((change) => change.busy === 'false')", None)
+    changes = page.page.evaluate("window.busyChanges")
+    old, new = last_query_scores(figure, before), last_query_scores(figure, after)
+    assert [c["busy"] for c in changes] == ["true", "false"], changes
+    waiting, written = changes[0]["scores"], changes[1]["scores"]
+    assert len(new) == len(waiting) and waiting[0] == new[0] != old[0], "the first row, in view, is written at once"
+    assert waiting[T - 2] == old[T - 2] != new[T - 2], "a row out of view waits"
+    assert written == new, "once the reader pauses, every row is the new text's"
+
+
 def test_with_a_what_if_on_set_text_and_select_resolve_on_the_what_if_numbers(page, figure):
     page.open_panel("math")
     page.page.locator("#what-if-scale").click()

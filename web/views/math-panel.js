@@ -6,6 +6,8 @@
  *                      (colour.js's diverging scale); a cell's number is read out on hover or tap,
  *                      and by keyboard (each strip a tab stop, the arrow keys move a cell cursor)
  *   table.math-table   one row per key: token · q·k · ÷√d_k · weight; masked keys "−∞ → 0"
+ *                      (in a box that scrolls: the rows it shows are written at once, the others once
+ *                      the reader pauses or the box scrolls, aria-busy="true" until then: when-paused.js)
  *   .math-output       the output Σ weight·v (1 × d_k) and the key whose weighted value is largest
  *   .cache-line        what the KV cache did on the last edit (kv_cache.cache_summary)
  *
@@ -17,6 +19,7 @@
 import { signedPixel } from "./colour.js";
 import { element, setText } from "./dom.js";
 import { percent, strongestKeys } from "./numbers.js";
+import { whenPaused } from "./when-paused.js";
 
 const CELL_PX = 5; // CSS px per strip cell
 const MIN_HEIGHT_PX = 24; // a strip is a tab stop: at least 24 CSS px tall (one row: taller cells)
@@ -45,6 +48,24 @@ export function paintStrip(canvas, rows, limit) {
   const pixels = new Uint32Array(image.data.buffer);
   rows.forEach((row, i) => row.forEach((value, j) => { pixels[i * width + j] = signedPixel(value, limit); })); // typed arrays too
   canvas.getContext("2d").putImageData(image, 0, 0);
+}
+
+/** The first and last index of `rows` (a table body's rows, top to bottom) that the scroll box `box`
+ *  shows now, or null where it shows none (the box is not laid out: its panel closed, its content
+ *  hidden). It reads the layout, so it is called before anything is written. */
+function rowsInView(box, rows) {
+  const view = box.getBoundingClientRect();
+  if (view.height === 0 || rows.length === 0) return null;
+  const firstEndingBelow = (y) => { // binary search: rows' bottoms grow down the table
+    let [low, high] = [0, rows.length];
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (rows[middle].getBoundingClientRect().bottom <= y) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  };
+  return [firstEndingBelow(view.top), Math.min(rows.length - 1, firstEndingBelow(view.bottom))];
 }
 
 /** A box that scrolls its content (`className`), named `label`: a tab stop, so that a keyboard can scroll it. */
@@ -145,6 +166,9 @@ export function createMathPanel(container, onWhatIf, onRead, prefix = "") {
   table.append(caption, head, body, foot);
   const tableBox = scrollBox("math-table-box", "Each key's score and weight (scrolls)");
   tableBox.append(table);
+  const rowWriter = whenPaused(table);
+  tableBox.addEventListener("scroll", rowWriter.now);
+  window.addEventListener("beforeprint", rowWriter.now); // printed, the box shows every row
   const output = element("div", "math-output");
   const outputCanvas = element("canvas");
   outputCanvas.dataset.name = "output";
@@ -211,6 +235,7 @@ export function createMathPanel(container, onWhatIf, onRead, prefix = "") {
 
   /** Draw `explained` (see above) for the tokens `labels`, with `cache` (kv_cache.cache_summary). */
   function draw(explained, labels, cache) {
+    const inView = content.hidden ? null : rowsInView(tableBox, body.rows);
     current = { explained, labels };
     if (cursor.name) readCell(cursor.name, cursor.i, cursor.j); // the cell read out, with the numbers drawn now
     content.hidden = false;
@@ -228,12 +253,17 @@ export function createMathPanel(container, onWhatIf, onRead, prefix = "") {
     outputCanvas.setAttribute("aria-label", text.strips.output);
     setText(caption, text.caption);
     while (body.rows.length > text.rows.length) body.lastChild.remove();
-    text.rows.forEach(({ cells, masked }, j) => {
+    const writeRow = (j) => {
       const tr = body.rows[j] ?? body.appendChild(element("tr"));
       while (tr.cells.length < 4) tr.append(element(tr.cells.length === 0 ? "th" : "td"));
-      tr.classList.toggle("masked", masked);
-      cells.forEach((cell, c) => setText(tr.cells[c], cell));
-    });
+      tr.classList.toggle("masked", text.rows[j].masked);
+      text.rows[j].cells.forEach((cell, c) => setText(tr.cells[c], cell));
+    };
+    const [first, last] = inView ?? [0, text.rows.length - 1];
+    const outOfView = [];
+    text.rows.forEach((_, j) => (j < first || (j > last && j < body.rows.length) ? outOfView.push(j) : writeRow(j))); // new rows at once
+    if (outOfView.length > 0) rowWriter.later(() => outOfView.forEach(writeRow));
+    else rowWriter.nothingLater();
     setText(sum, text.sum);
     setText(outputText, text.output);
     setText(cacheLine, text.cache);

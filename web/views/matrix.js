@@ -10,8 +10,8 @@
  *       .tile-mark      the keys of the tile "Compute it as FlashAttention does" shows, in the query's row
  *   p.matrix-readout    «query» → «key» and its percentage, for the cell pointed at (else the query's row)
  *   table               the text alternative: for each query, its three largest keys with percentages;
- *                       rewritten once the reader pauses (TABLE_PAUSE_MS without a new result; its
- *                       128 rows would cost a layout per keystroke), aria-busy="true" until then
+ *                       rewritten once the reader pauses (when-paused.js: its 128 rows would cost a
+ *                       layout per keystroke), aria-busy="true" until then
  *
  * Input: `result.attention`, Float32Array [n_layer, n_head, T, T] of probabilities, `result.labels`,
  * and the view state (layer, head, token). Keyboard (the canvas is one tab stop): Up and Down move
@@ -20,6 +20,7 @@
  */
 import { firstChangedRow, paintHeatmap } from "./heatmap.js";
 import { element, setText } from "./dom.js";
+import { whenPaused } from "./when-paused.js";
 import { headOffset, keysSeen, percent, strongestKeys } from "./numbers.js";
 
 const MIN_CELL = 3; // CSS px: 128 tokens still readable
@@ -27,7 +28,6 @@ const MAX_CELL = 28;
 const MAX_WIDTH = 480; // CSS px the cells fill at most
 export const ROW_LABELS = 96; // CSS px of the row labels' column (style.css: .matrix-rows), left out when sizing the cells
 const LABEL_PX = 13; // a label needs this much room; thinner cells label every k-th token
-const TABLE_PAUSE_MS = 400;
 
 /** CSS px per cell for T tokens in a container `width` CSS px wide (row labels included). */
 export function cellSize(T, width) {
@@ -201,16 +201,7 @@ export function createMatrix(container, onPick, onRead, prefix = "") {
     }
   }
 
-  let tableTimer = null;
-
-  function scheduleTable() {
-    table.setAttribute("aria-busy", "true");
-    clearTimeout(tableTimer);
-    tableTimer = setTimeout(() => {
-      drawTable(current.result, current.state);
-      table.setAttribute("aria-busy", "false");
-    }, TABLE_PAUSE_MS);
-  }
+  const tableWriter = whenPaused(table);
 
   function paint(result, state) {
     const T = result.ids.length;
@@ -230,7 +221,7 @@ export function createMatrix(container, onPick, onRead, prefix = "") {
     const fromRow = sameHead ? firstChangedRow(shown.result, result) : 0;
     paintHeatmap(canvas, result.attention, headOffset(result, state.layer, state.head), T, fromRow);
     if (result !== shown.result || width !== shown.width) drawLabels(result, cell);
-    scheduleTable();
+    tableWriter.later(() => drawTable(current.result, current.state));
     shown = { result, layer: state.layer, head: state.head, width };
   }
 
