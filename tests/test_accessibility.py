@@ -34,8 +34,11 @@ def axe_source():
 
 
 def violations(page, axe_source):
-    """axe-core's WCAG 2.0/2.1 A and AA violations on `page` now: [(rule id, [(target, summary)])].
-    (page.evaluate runs outside the page's CSP, which forbids evaluating strings in it.)"""
+    """axe-core's WCAG 2.0/2.1 A and AA violations on `page` once nothing in it is aria-busy (text that
+    waits for the reader to pause: the chips' names, the matrix's and the math panel's tables):
+    [(rule id, [(target, summary)])]. (page.evaluate runs outside the page's CSP, which forbids
+    evaluating strings in it.)"""
+    FigurePage(page).wait_until("() => document.querySelector('[aria-busy=\"true\"]') === null", None)
     if not page.evaluate("typeof window.axe === 'object'"):
         page.evaluate(axe_source)
     found = page.evaluate("tags => axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] })"
@@ -201,10 +204,27 @@ def test_chip_names_and_the_figure_heading(browser_page, figure):
     figure_page.select(layer=2, head=3, token=3)
     state = check_view(figure_page, figure)
     T = len(state["ids"])
-    row = figure.analyse(state["text"])["attention"][1, 2, 3]
+    attention = figure.analyse(state["text"])["attention"]
+    expected = lambda query: [f"«{label}» {attention[1, 2, query, j] * 100:.1f}%, token {j + 1} of {T}" if j <= query  # noqa: E731
+                              else f"«{label}», token {j + 1} of {T}, masked (a later token)" for j, label in enumerate(state["tokens"])]
+    # chosen by the API, the focus in none of them: the names come once the reader pauses
+    figure_page.wait_until("() => document.getElementById('tokens').getAttribute('aria-busy') === 'false'", None)
     names = figure_page.page.eval_on_selector_all(".chip", "chips => chips.map(c => c.getAttribute('aria-label'))")
-    for j, (label, name) in enumerate(zip(state["tokens"], names)):
-        assert name == (f"«{label}» {row[j] * 100:.1f}%, token {j + 1} of {T}" if j <= 3 else f"«{label}», token {j + 1} of {T}, masked (a later token)")
+    assert names == expected(3)
+    # the focus on a chip: the names change with the weights, in the same task (noted when the new
+    # query's aria-pressed changes), since a screen reader reads the focused chip's name
+    figure_page.page.evaluate("""() => {
+        window.namesWhenPressed = null;
+        const chips = document.getElementById('tokens');
+        new MutationObserver((_, observer) => {
+            window.namesWhenPressed = Array.from(chips.children, (c) => c.getAttribute('aria-label'));
+            observer.disconnect();
+        }).observe(chips.children[2], {attributes: true, attributeFilter: ['aria-pressed']});
+    }""")
+    figure_page.page.locator(".chip[data-index='3']").focus()
+    figure_page.page.keyboard.press("ArrowLeft")
+    figure_page.wait_until("() => window.namesWhenPressed !== null", None)
+    assert figure_page.page.evaluate("window.namesWhenPressed") == expected(2)
     order = figure_page.page.evaluate("""() => [...document.querySelectorAll('h1, #figure-description, #text, #layers')].map(e => e.id)""")
     assert order == ["figure-title", "figure-description", "text", "layers"]
     assert figure_page.page.evaluate("document.querySelector('main').getAttribute('aria-describedby')") == "figure-description"

@@ -8,11 +8,16 @@
  *   "«␣her», token 12 of 16, masked (a later token)");
  *   aria-pressed="true" on the query
  *
+ * Names while the reader types: every chip's name changes with every keystroke (the query's row is new);
+ * the names are written once the reader pauses, the group aria-busy="true" meanwhile (when-paused.js),
+ * unless the focus is on a chip: then at once, since a screen reader reads the focused one's name.
+ *
  * Keyboard: the chips are one tab stop (the query's chip; roving tabindex); Left and Right move the
  * query one token, Home and End to the first and the last; Enter and Space select the focused chip.
  */
 import { needsLightText, weightCss } from "./colour.js";
 import { percent as written } from "./numbers.js";
+import { whenPaused } from "./when-paused.js";
 
 const PARTIAL = /\u27e8[0-9A-F]{2}( [0-9A-F]{2})*\u27e9/; // ⟨C3 A9⟩: bytes of a character split across tokens
 
@@ -70,6 +75,7 @@ export function drawTokens(container, labels, ids, onPick, onPreview) {
  *  what differs is written, since every write costs the page a new style, layout or paint. */
 export function drawWeights(container, row, query, previewing, causal = true) {
   const T = container.children.length;
+  const names = [];
   for (const chip of container.children) {
     const { index, shown } = chip;
     if (index === undefined) continue; // the "type something" line
@@ -88,8 +94,7 @@ export function drawWeights(container, row, query, previewing, causal = true) {
       setAttribute(chip, "tabindex", index === query ? "0" : "-1");
     }
     const weight = index > query && causal ? null : row[index]; // null: masked, a key after the query
-    const place = `token ${index + 1} of ${T}`;
-    setAttribute(chip, "aria-label", weight === null ? `«${chip.label}», ${place}, masked (a later token)` : `«${chip.label}» ${written(weight)}, ${place}`);
+    names.push([chip, weight]);
     if (weight === shown.weight) continue;
     const wasMasked = shown.weight === null;
     shown.weight = weight;
@@ -111,6 +116,20 @@ export function drawWeights(container, row, query, previewing, causal = true) {
     chip.dataset.weight = String(weight);
     chip.percentText.data = written(weight); // the same text node: no new layout object per keystroke
   }
+  container.nameWriter ??= whenPaused(container);
+  const writeNames = () => names.forEach(([chip, weight]) => setAttribute(chip, "aria-label", nameOf(chip, weight, T)));
+  if (container.contains(document.activeElement)) {
+    container.nameWriter.nothingLater();
+    writeNames();
+  } else {
+    container.nameWriter.later(writeNames);
+  }
+}
+
+/** A chip's accessible name (see above); `weight` null where the key is masked. */
+function nameOf(chip, weight, T) {
+  const place = `token ${chip.index + 1} of ${T}`;
+  return weight === null ? `«${chip.label}», ${place}, masked (a later token)` : `«${chip.label}» ${written(weight)}, ${place}`;
 }
 
 function setAttribute(node, name, value) {
