@@ -2,8 +2,7 @@
  * start and on every same-document navigation, written back as the view changes. */
 import { asInBox } from "./text-box.js";
 import { readLink } from "./url-state.js";
-
-const LINK_PAUSE_MS = 400; // the reader has paused
+import { PAUSE_MS } from "./views/when-paused.js";
 
 /* A reload right after a change reloads the address the browser had when the reload began, which may
  * be older than the page's last writes (the timer's, pagehide's: the browser learns of each a moment
@@ -50,7 +49,7 @@ export function viewInAddress(config, maxChars) {
 }
 
 /** Keep `figure`'s view in the address: written (history.replaceState: no history entry per
- *  keystroke) once the view has not changed for LINK_PAUSE_MS (browsers ignore, with a warning, more
+ *  keystroke) once the view has not changed for PAUSE_MS (browsers ignore, with a warning, more
  *  than about 100 calls in 10 s, and each write, with its sessionStorage entry, took 12 ms of the main
  *  thread at CPU x4: written while the reader typed, it delayed the next keystroke's frame), and at
  *  once before the address is read or the page may go (Copy link, pagehide, a hidden tab), so that the
@@ -89,7 +88,7 @@ export function keepLinkInAddress(figure) {
   figure.onChange(() => {
     if (!figure.readerView) return;
     clearTimeout(timer);
-    timer = setTimeout(writeNow, LINK_PAUSE_MS);
+    timer = setTimeout(writeNow, PAUSE_MS);
   });
   window.addEventListener("hashchange", follow);
   window.addEventListener("popstate", follow);

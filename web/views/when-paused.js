@@ -5,7 +5,8 @@
  * being modified and assistive technologies may want to wait until the modifications are complete").
  */
 
-/** How long the figure gets no new numbers before the reader counts as paused (ms). */
+/** How long the figure gets no new numbers before the reader counts as paused (ms); the link
+ *  in the address waits as long (page-link.js). */
 export const PAUSE_MS = 400;
 
 /** A writer of `element`'s text that can wait: `later(write)` runs `write` once no other `later` came
@@ -15,10 +16,13 @@ export const PAUSE_MS = 400;
 export function whenPaused(element) {
   let timer = null;
   let waiting = null;
+  const busy = (value) => { // written only when it changes: later() comes on every keystroke
+    if (element.getAttribute("aria-busy") !== value) element.setAttribute("aria-busy", value);
+  };
   const done = () => {
     clearTimeout(timer);
     waiting = null;
-    element.setAttribute("aria-busy", "false");
+    busy("false");
   };
   const now = () => {
     if (!waiting) return;
@@ -29,7 +33,7 @@ export function whenPaused(element) {
   return {
     later(write) {
       waiting = write;
-      element.setAttribute("aria-busy", "true");
+      busy("true");
       clearTimeout(timer);
       timer = setTimeout(now, PAUSE_MS);
     },
