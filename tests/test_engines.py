@@ -154,6 +154,7 @@ def test_axe_finds_no_wcag_violation(live, axe_source):  # noqa: F811 (the fixtu
     live.evaluate("() => window.attentionLive.setText('Then the Queen turned to Alice and said')")
     live.click("#math-panel > summary")
     live.wait_until("() => document.querySelectorAll('#math-view .math-table tbody tr').length > 0")
+    live.wait_until("() => document.querySelector('[aria-busy=\"true\"]') === null")  # settled, as test_accessibility.violations
     if not live.evaluate("() => typeof window.axe === 'object'"):
         live.evaluate("() => {" + axe_source + "\n; return true; }")
     found = live.evaluate("""tags => axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] })
