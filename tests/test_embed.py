@@ -72,6 +72,9 @@ def test_a_host_drives_the_figure_with_messages(playwright, origin, figure):
             {"type": "attention-live:reply", "id": "q1", "ok": True}
         assert frame.evaluate("window.attentionLive.state().text") == TEXT
         assert page.evaluate("m => ask(m)", {"type": "attention-live:select", "layer": 2, "head": 3, "token": 5})["ok"]
+        # the view's change is announced on its own, at most STATE_MS after the last state message: wait for
+        # it, so that the one message counted below is getState's answer and not that change arriving late
+        page.wait_for_function("() => ofType('attention-live:state').some(m => m.data.state.token === 5)", timeout=WAIT_MS)
         page.evaluate("() => { received.length = 0; }")
         assert page.evaluate("m => ask(m)", {"type": "attention-live:getState"})["ok"]
         [message] = page.evaluate("ofType('attention-live:state')")
