@@ -49,6 +49,12 @@ async function fetchBytes(url) {
   return new Uint8Array(await (await fetch(url)).arrayBuffer());
 }
 
+/** Download `url` into the HTTP cache (a build's files are cached for good), for Pyodide to read
+ *  from there when it asks; resolves with nothing once the body has arrived. */
+async function intoHttpCache(url) {
+  await (await fetch(url)).arrayBuffer();
+}
+
 /** The bytes of the gzip file at `url`, decompressed (DecompressionStream, a web standard). */
 async function fetchGunzipped(url) {
   const response = await fetch(url);
@@ -94,15 +100,23 @@ async function snapshotWorthFetching(stored, probes, snapshotBytes) {
   return snapshotBytes / bytesPerMs <= SNAPSHOT_SAVES_MS;
 }
 
-/* Start-up, as fast as it can go (each step is timed with a performance mark, for the benchmark):
- * the model, the tokenizer, the figure's wheel and Pyodide's two scripts download together, then
- * Python's memory snapshot where that is worth it (snapshotWorthFetching: judged by them);
- * the scripts through the checked fetch first (counted, checked, into the HTTP cache) and only then
- * through importScripts, which blocks this worker while it downloads (on a slow phone network, for
- * minutes: no progress, no answer) and which the checked fetch does not see; Python is
- * restored from the snapshot (made at build time by snapshot.mjs) instead of started, and numpy
- * loads as part of it; the figure's wheel, downloaded meanwhile, is unpacked into site-packages;
- * every download's check must have passed before the figure says it is ready. */
+/* Start-up, as fast as it can go (each step is timed with a performance mark, for the benchmark).
+ * The downloads come in waves, each started once the one before has ended, because on a phone's
+ * network they share one link, and what Python needs first would otherwise arrive last:
+ *   1. Python's own files: Pyodide's two scripts, the wasm, the standard library and the lock file.
+ *      Each goes through the checked fetch (counted, checked, into the HTTP cache), and Pyodide then
+ *      reads it from the HTTP cache: the scripts through importScripts, which blocks this worker while
+ *      it downloads (on a slow phone network, for minutes: no progress, no answer) and which the
+ *      checked fetch does not see. Once the scripts and the wasm are in, Python's memory snapshot is
+ *      fetched where that is worth it (snapshotWorthFetching, judged by those three downloads; at once
+ *      where the offline copy holds it);
+ *   2. the packages' wheels (numpy: 3 MB), which loadPyodide asks for only once Python runs, and the
+ *      figure's wheel;
+ *   3. the model and the tokenizer, needed last.
+ * Python is restored from the snapshot (made at build time by snapshot.mjs) instead of started, and
+ * numpy loads as part of it; the figure's wheel is unpacked into site-packages; every download's check
+ * must have passed before the figure says it is ready. A failed download fails where it is awaited,
+ * or in loadPyodide, which asks for it again. */
 async function init(base, manifest) {
   let stage = "python";
   total = manifest.startup.reduce((sum, path) => sum + manifest.files[path].bytes, 0);
@@ -112,14 +126,14 @@ async function init(base, manifest) {
   });
   progress(stage);
   const indexURL = new URL(manifest.pyodide, base).href;
-  const [modelURL, tokenizerURL, wheelURL, pyodideJsURL, asmJsURL] = [manifest.model, manifest.tokenizer, manifest.wheel]
-    .map((path) => new URL(path, base).href).concat(["pyodide.js", "pyodide.asm.js"].map((name) => new URL(name, indexURL).href));
-  const files = Promise.all([fetchBytes(modelURL), fetchBytes(tokenizerURL)]); // downloaded while Python starts
-  const wheel = fetchBytes(wheelURL);
+  const url = (path) => new URL(path, base).href;
+  const [pyodideJsURL, asmJsURL, wasmURL, ...pythonDataURLs] = ["pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"]
+    .map((name) => new URL(name, indexURL).href);
   const [pyodideJs, asmJs] = [pyodideJsURL, asmJsURL].map(fetchBytes);
-  for (const download of [files, wheel, asmJs]) download.catch(() => {}); // a failure is reported where it is awaited, below
-  const snapshotURL = new URL(manifest.snapshot, base).href;
+  const [wasm, ...pythonData] = [wasmURL, ...pythonDataURLs].map(intoHttpCache);
+  const snapshotURL = url(manifest.snapshot);
   const stored = Promise.resolve().then(() => self.caches?.match(snapshotURL)).catch(() => undefined); // no Cache Storage (or refused): none stored
+  for (const download of [asmJs, wasm, ...pythonData]) download.catch(() => {}); // a failure is reported where it is awaited, or by loadPyodide
   await step("pyodide.js", `Python (${manifest.pyodide}pyodide.js)`, async () => {
     await pyodideJs;
     importScripts(pyodideJsURL);
@@ -127,8 +141,8 @@ async function init(base, manifest) {
   await step("pyodide.asm.js", `Python (${manifest.pyodide}pyodide.asm.js)`, () => asmJs); // loadPyodide's importScripts then reads it from the HTTP cache
   const pythonFiles = ["pyodide.asm.js", "pyodide.asm.wasm"].map((name) => manifest.pyodide + name);
   let snapshot;
-  await Promise.allSettled([files, wheel]);
-  if (await snapshotWorthFetching(stored, [modelURL, tokenizerURL, wheelURL, pyodideJsURL, asmJsURL], manifest.files[manifest.snapshot].bytes)) {
+  const judged = [pyodideJsURL, asmJsURL, wasmURL]; // once the wasm is in (without it, no Python: loadPyodide says so)
+  if (await stored || await wasm.then(() => snapshotWorthFetching(stored, judged, manifest.files[manifest.snapshot].bytes), () => false)) {
     snapshot = fetchGunzipped(snapshotURL);
     snapshot.catch(() => {}); // reported by loadPyodide
     pythonFiles.push(manifest.snapshot);
@@ -136,10 +150,12 @@ async function init(base, manifest) {
     total -= manifest.files[manifest.snapshot].bytes; // not downloaded on this visit
     progress(stage);
   }
-  // loadPyodide asks for the packages' wheels (numpy: 3 MB) only once Python runs: over a slow network
-  // that wait would come after all the rest, so they download now, into the HTTP cache it reads
+  const pythonIn = Promise.allSettled([wasm, ...pythonData, snapshot]);
   const packageWheels = manifest.startup.filter((path) => path.startsWith(manifest.pyodide) && path.endsWith(".whl"));
-  for (const path of packageWheels) fetchBytes(new URL(path, base)).catch(() => {}); // loadPyodide reports a failure
+  const packagesIn = pythonIn.then(() => Promise.allSettled(packageWheels.map((path) => intoHttpCache(url(path)))));
+  const wheel = pythonIn.then(() => fetchBytes(url(manifest.wheel)));
+  const files = Promise.allSettled([packagesIn, wheel]).then(() => Promise.all([fetchBytes(url(manifest.model)), fetchBytes(url(manifest.tokenizer))]));
+  for (const download of [files, wheel]) download.catch(() => {}); // a failure is reported where it is awaited, below
   pyodide = await step("python", `Python and ${manifest.packages.join(" and ")} (${pythonFiles.join(", ")} and their wheels)`, async () => {
     const python = await loadPyodideOrFail({ indexURL, _loadSnapshot: snapshot, packages: manifest.packages });
     const missing = manifest.packages.filter((name) => !(name in python.loadedPackages));
