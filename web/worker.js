@@ -83,11 +83,14 @@ function progress(stage) {
  * once (Resource Timing): the link's throughput as this visit has seen it, without the pauses in which
  * this worker was busy between requests, which a busy machine lengthens. Downloads from the HTTP cache
  * (transferSize 0) say the snapshot is likely there too. Otherwise Python starts without it, and the offline copy, made once the figure is live,
- * downloads it for the next visit. `stored` is the promise of caches.match(the snapshot's URL). */
+ * downloads it for the next visit. `stored` is the promise of caches.match(the snapshot's URL);
+ * `probesIn` the promise of the probes' downloads, awaited only where none is stored (a failed one:
+ * no snapshot, loadPyodide reports the failure). */
 const SNAPSHOT_SAVES_MS = 1000;
 
-async function snapshotWorthFetching(stored, probes, snapshotBytes) {
+async function snapshotWorthFetching(stored, probesIn, probes, snapshotBytes) {
   if (await stored) return true;
+  if (!(await probesIn.then(() => true, () => false))) return false;
   const timings = probes.map((url) => performance.getEntriesByName(url, "resource")[0]); // the download itself, not importScripts' read of it
   if (timings.some((timing) => !timing || timing.transferSize === 0)) return true;
   let ms = 0;
@@ -141,8 +144,7 @@ async function init(base, manifest) {
   await step("pyodide.asm.js", `Python (${manifest.pyodide}pyodide.asm.js)`, () => asmJs); // loadPyodide's importScripts then reads it from the HTTP cache
   const pythonFiles = ["pyodide.asm.js", "pyodide.asm.wasm"].map((name) => manifest.pyodide + name);
   let snapshot;
-  const judged = [pyodideJsURL, asmJsURL, wasmURL]; // once the wasm is in (without it, no Python: loadPyodide says so)
-  if (await stored || await wasm.then(() => snapshotWorthFetching(stored, judged, manifest.files[manifest.snapshot].bytes), () => false)) {
+  if (await snapshotWorthFetching(stored, wasm, [pyodideJsURL, asmJsURL, wasmURL], manifest.files[manifest.snapshot].bytes)) {
     snapshot = fetchGunzipped(snapshotURL);
     snapshot.catch(() => {}); // reported by loadPyodide
     pythonFiles.push(manifest.snapshot);
