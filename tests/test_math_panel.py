@@ -196,8 +196,11 @@ def test_empty_text_and_bad_requests_leave_the_panels_readable(page, figure):
     figure.analyse(TEXT)
     want = figure.explain(LAYER, HEAD, TOKEN)
     wait_for_table(page, len(figure.analyse(TEXT)["ids"]), shown(want["scaled"][TOKEN]))
+    heading = "After «" + figure.analyse(TEXT)["labels"][TOKEN]  # the next token's answer arrives on its own
+    page.wait_until("h => document.querySelector('.next-heading').textContent.startsWith(h) && document.querySelectorAll('.predictions li').length === 5", heading)
     error = page.page.evaluate("() => window.attentionLive.predict({token: 999}).then(() => 'resolved', e => e.name)")
     assert error == "RangeError"
+    assert page.page.locator(".next-heading").text_content().startswith(heading)
     assert page.page.locator(".predictions li").count() == 5
 
 
