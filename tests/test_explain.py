@@ -7,6 +7,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from attention_live.labels import token_label  # noqa: E402
 from conftest import WEIGHTS  # noqa: E402
 from test_model import assert_close  # noqa: E402
 from tokenizers import Tokenizer  # noqa: E402
@@ -124,7 +125,7 @@ def test_predict_matches_torch(figure, analysed, token):
     assert [c["id"] for c in prediction["candidates"]] == list(np.argsort(-p, kind="stable")[:5])
     for candidate in prediction["candidates"]:
         assert candidate["p"] == pytest.approx(p[candidate["id"]], abs=1e-5)
-        assert candidate["label"] == figure.labels[candidate["id"]]
+        assert candidate["label"] == token_label(figure.tokenizer.token_bytes[candidate["id"]])
     if token + 1 < T:
         actual = result["ids"][token + 1]
         assert prediction["next"]["id"] == actual

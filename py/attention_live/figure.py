@@ -53,7 +53,7 @@ class Figure:
         self.tokenizer = Tokenizer.from_json(bytes(tokenizer_json).decode("utf-8"))
         if self.tokenizer.vocab_size != self.config.vocab_size:
             raise ValueError(f"tokenizer.json has {self.tokenizer.vocab_size} tokens, the model {self.config.vocab_size}")
-        self.labels = [token_label(b) for b in self.tokenizer.token_bytes]  # token id -> chip label
+        self._labels = {}  # token id -> chip label, made when the token is first shown (see label)
         self._live = CachedForward(self.params, self.config)
         self._what_if = CachedForward(self.params, self.config)  # replaced for each new knockout
 
@@ -68,6 +68,17 @@ class Figure:
         view._live = CachedForward(self.params, self.config)
         view._what_if = CachedForward(self.params, self.config)
         return view
+
+    def label(self, token_id):
+        """The chip label (str) of the token ``token_id`` (int): labels.token_label of its bytes.
+
+        Made the first time the token is shown, then kept: a text shows a few of the vocabulary's
+        tokens, and making every label up front delayed the figure's start in the tab
+        (docs/benchmark.md, "Levers tried on 2026-12-03").
+        """
+        if token_id not in self._labels:
+            self._labels[token_id] = token_label(self.tokenizer.token_bytes[token_id])
+        return self._labels[token_id]
 
     def tokenize(self, text):
         """The tokens the figure shows for ``text`` (str), without running the model.
@@ -86,7 +97,7 @@ class Figure:
         ids = self.tokenizer.encode(text)
         tokens_dropped = max(0, len(ids) - self.config.block_size)
         ids = ids[tokens_dropped:]
-        return {"text": text, "chars_dropped": chars_dropped, "ids": ids, "labels": [self.labels[i] for i in ids],
+        return {"text": text, "chars_dropped": chars_dropped, "ids": ids, "labels": [self.label(i) for i in ids],
                 "tokens_dropped": tokens_dropped}
 
     def analyse(self, text, knockout=(), what_if=None):
@@ -175,7 +186,7 @@ class Figure:
         candidates, following = next_token(logits, top, ids[token + 1] if token + 1 < len(ids) else None,
                                            logits_at(self._live) if knockout else None)
         for entry in candidates + ([following] if following else []):
-            entry["label"] = self.labels[entry["id"]]
+            entry["label"] = self.label(entry["id"])
         return {"token": token, "knockout": sorted({tuple(pair) for pair in knockout}), "candidates": candidates, "next": following}
 
     def _check_view(self, layer, head, token):
