@@ -150,7 +150,7 @@ export class AttentionFigure {
     });
     this.queue = { text: "", requested: 0, shown: 0, waiters: [] }; // the texts given (requested) and shown, by number
     this.announcer = createAnnouncer(this.el.announcer);
-    this.answers = createAnswers(() => [this.view.result, this.viewState.get()], () => this.onAnswer());
+    this.answers = createAnswers(() => [this.view.result, this.viewState.get()], (kind) => this.onAnswer(kind));
     this.channel = null; // this figure's channel to Python, once it runs
     this.manifest = null; // build.json, once downloaded
     this.asked = { changes: [], token: undefined }; // what the view asked for could not give, and its token (applied to the first live result)
@@ -238,9 +238,13 @@ export class AttentionFigure {
     for (const kind of answersShown(state)) this.answers.ask(kind, this.channel, result, state);
   }
 
-  onAnswer() {
+  /* An answer of `kind` for the view on screen: only the view that shows it is drawn again (the rest
+   * shows this view already). */
+  onAnswer(kind) {
     const state = this.viewState.get();
-    this.render(state, state);
+    if (kind === "predict") this.drawNext(state, null);
+    if (kind === "explain") this.drawMath(state);
+    if (kind === "flash") this.drawFlash(state, state);
     this.changed(); // the panel's height, where no frame is drawn to tell
     this.measurePanels(this.view.result, state);
   }
@@ -269,7 +273,7 @@ export class AttentionFigure {
     if (JSON.stringify(whatIfsOf(state)) !== JSON.stringify(whatIfsOf(previous)) && this.channel) this.submit(this.queue.text).catch(() => {});
     const waiting = !view.result || view.result.precomputed ? "Waiting for the live model…"
       : view.result.ids.length === 0 ? "No tokens: type a sentence above." : null;
-    if (view.next) view.next.draw(view.result && this.answers.get("predict", view.result, state), view.result?.labels ?? [], state, waiting);
+    this.drawNext(state, waiting);
     if (state.flash.open !== previous.flash.open && el.flashPart.open !== state.flash.open) el.flashPart.open = state.flash.open;
     if (waiting) view.math?.clear(waiting);
     if (waiting) view.flash?.clear(waiting);
@@ -285,13 +289,25 @@ export class AttentionFigure {
     const T = result.ids.length;
     if (T === 0) return;
     markReused(el.tokens, state.panels.math && result.cache ? result.cache.reused : 0);
-    const explained = this.answers.get("explain", result, state);
-    if (state.panels.math && view.math && explained) view.math.draw(explained, result.labels, result.cache);
+    this.drawMath(state);
     this.drawFlash(state, previous);
     const token = state.preview ?? state.token;
     const row = result.attention.subarray(headOffset(result, state.layer, state.head) + token * T).subarray(0, T);
     drawWeights(el.tokens, row, token, state.preview !== null, keysSeen(result, state, token) === token + 1);
     this.setStatus(this.statusLine(result, state, token));
+  }
+
+  /* The next token's panel: Python's prediction for `state`, or `waiting` (why there is none). */
+  drawNext(state, waiting) {
+    const { result } = this.view;
+    this.view.next?.draw(result && this.answers.get("predict", result, state), result?.labels ?? [], state, waiting);
+  }
+
+  /* "Show the math": Python's explanation of `state`'s row, once it has arrived. */
+  drawMath(state) {
+    const { result, math } = this.view;
+    const explained = this.answers.get("explain", result, state);
+    if (state.panels.math && math && explained) math.draw(explained, result.labels, result.cache);
   }
 
   /* "Compute it as FlashAttention does": the tile shown, and its keys marked on the chips and the matrix. */
@@ -455,9 +471,11 @@ export class AttentionFigure {
     this.resolveWaiters();
   }
 
-  /* Python is free again: once the chips are on screen, the open panels' numbers. */
+  /* Python is free again: the open panels' numbers, asked at once, so that Python computes them while
+   * this thread draws the chips (asked after the chips' frame, they came a round trip later:
+   * docs/benchmark.md). */
   onIdle() {
-    afterPaint().then(() => this.askPython(this.viewState.get()));
+    this.askPython(this.viewState.get());
     this.changed();
   }
 
