@@ -17,7 +17,7 @@ export function throttled(ms, send) {
         timer = null;
         sent();
         send();
-      }, Math.max(0, sentAt + ms - performance.now()));
+      }, Math.max(0, Math.ceil(sentAt + ms - performance.now()))); // whole ms: a timer's fraction is cut off, which would send early
     },
     sent,
   };
