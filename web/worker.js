@@ -83,7 +83,12 @@ function progress(stage) {
  * once (Resource Timing): the link's throughput as this visit has seen it, without the pauses in which
  * this worker was busy between requests, which a busy machine lengthens. Downloads from the HTTP cache
  * (transferSize 0) say the snapshot is likely there too. Otherwise Python starts without it, and the offline copy, made once the figure is live,
- * downloads it for the next visit. `stored` is the promise of caches.match(the snapshot's URL);
+ * downloads it for the next visit. The judgement errs one way: over a link faster than the browser
+ * takes in what it receives (decoding, checking), a compressed download's time is the browser's, not
+ * the link's, and its bytes on the wire are a fraction of those; on a local link at 1 Gbps a
+ * brotli-compressed wasm was judged at 6.5-13 MB/s, uncompressed at 41-86 MB/s (tests/test_course_pages.py).
+ * A first visit may then start without the snapshot (about a second later) rather than wait for one
+ * that takes longer than it saves. `stored` is the promise of caches.match(the snapshot's URL);
  * `probesIn` the promise of the probes' downloads, awaited only where none is stored (a failed one:
  * no snapshot, loadPyodide reports the failure). */
 const SNAPSHOT_SAVES_MS = 1000;
