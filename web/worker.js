@@ -86,11 +86,11 @@ function progress(stage) {
  * downloads it for the next visit. The judgement errs one way (the bytes on the wire over a time can
  * only be less than the link carries): over a link faster than the browser takes in what it receives
  * (decoding, checking), a compressed download's time is the browser's, and its bytes on the wire a
- * fraction of what it took in. So the probes include the standard library's zip, which no host
- * compresses: on a local link at 1 Gbps with brotli, the scripts and the wasm alone were judged at
- * 6.5-13 MB/s against the 6.5 MB/s the rule asks for; with the zip, 13-26 MB/s. A first visit may
- * still start without the snapshot (about a second later) rather than wait for one that takes
- * longer than it saves. `stored` is the promise of caches.match(the snapshot's URL);
+ * fraction of what it took in. So the probes include the standard library's zip, which hosts send
+ * as it is (a zip does not compress): on a local link at 1 Gbps with brotli, the scripts and the
+ * wasm alone were judged at 6.5-13 MB/s against the 6.5 MB/s the rule asks for; with the zip,
+ * 13-26 MB/s. A first visit may still start without the snapshot (about a second later) rather than
+ * wait for one that takes longer than it saves. `stored` is the promise of caches.match(the snapshot's URL);
  * `probesIn` the promise of the probes' downloads, awaited only where none is stored (a failed one:
  * no snapshot, loadPyodide reports the failure). */
 const SNAPSHOT_SAVES_MS = 1000;
@@ -151,7 +151,7 @@ async function init(base, manifest) {
   await step("pyodide.asm.js", `Python (${manifest.pyodide}pyodide.asm.js)`, () => asmJs); // loadPyodide's importScripts then reads it from the HTTP cache
   const pythonFiles = ["pyodide.asm.js", "pyodide.asm.wasm"].map((name) => manifest.pyodide + name);
   let snapshot;
-  const [stdlib, stdlibURL] = [pythonData[0], pythonDataURLs[0]]; // python_stdlib.zip: sent as it is, never compressed
+  const [stdlib, stdlibURL] = [pythonData[0], pythonDataURLs[0]]; // python_stdlib.zip: a zip, which hosts send as it is (it does not compress)
   if (await snapshotWorthFetching(stored, Promise.all([wasm, stdlib]), [pyodideJsURL, asmJsURL, wasmURL, stdlibURL], manifest.files[manifest.snapshot].bytes)) {
     snapshot = fetchGunzipped(snapshotURL);
     snapshot.catch(() => {}); // reported by loadPyodide
