@@ -83,14 +83,11 @@ function progress(stage) {
  * once (Resource Timing): the link's throughput as this visit has seen it, without the pauses in which
  * this worker was busy between requests, which a busy machine lengthens. Downloads from the HTTP cache
  * (transferSize 0) say the snapshot is likely there too. Otherwise Python starts without it, and the offline copy, made once the figure is live,
- * downloads it for the next visit. The judgement errs one way (the bytes on the wire over a time can
- * only be less than the link carries): over a link faster than the browser takes in what it receives
- * (decoding, checking), a compressed download's time is the browser's, and its bytes on the wire a
- * fraction of what it took in. So the probes include the standard library's zip, which hosts send
- * as it is (a zip does not compress): on a local link at 1 Gbps with brotli, the scripts and the
- * wasm alone were judged at 6.5-13 MB/s against the 6.5 MB/s the rule asks for; with the zip,
- * 13-26 MB/s. A first visit may still start without the snapshot (about a second later) rather than
- * wait for one that takes longer than it saves. `stored` is the promise of caches.match(the snapshot's URL);
+ * downloads it for the next visit. The judgement errs one way (bytes on the wire over a time are at
+ * most what the link carries): over a link faster than the browser takes in what it receives, a
+ * compressed download's time is the browser's decoding, not the link's. So the probes include the
+ * standard library's zip, which hosts send as it is (a zip does not compress); measurements in
+ * docs/benchmark.md. `stored` is the promise of caches.match(the snapshot's URL);
  * `probesIn` the promise of the probes' downloads, awaited only where none is stored (a failed one:
  * no snapshot, loadPyodide reports the failure). */
 const SNAPSHOT_SAVES_MS = 1000;
@@ -137,13 +134,13 @@ async function init(base, manifest) {
   progress(stage);
   const indexURL = new URL(manifest.pyodide, base).href;
   const url = (path) => new URL(path, base).href;
-  const [pyodideJsURL, asmJsURL, wasmURL, ...pythonDataURLs] = ["pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"]
+  const [pyodideJsURL, asmJsURL, wasmURL, stdlibURL, lockURL] = ["pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"]
     .map((name) => new URL(name, indexURL).href);
   const [pyodideJs, asmJs] = [pyodideJsURL, asmJsURL].map(fetchBytes);
-  const [wasm, ...pythonData] = [wasmURL, ...pythonDataURLs].map(intoHttpCache);
+  const [wasm, stdlib, lock] = [wasmURL, stdlibURL, lockURL].map(intoHttpCache);
   const snapshotURL = url(manifest.snapshot);
   const stored = Promise.resolve().then(() => self.caches?.match(snapshotURL)).catch(() => undefined); // no Cache Storage (or refused): none stored
-  for (const download of [asmJs, wasm, ...pythonData]) download.catch(() => {}); // a failure is reported where it is awaited, or by loadPyodide
+  for (const download of [asmJs, wasm, stdlib, lock]) download.catch(() => {}); // a failure is reported where it is awaited, or by loadPyodide
   await step("pyodide.js", `Python (${manifest.pyodide}pyodide.js)`, async () => {
     await pyodideJs;
     importScripts(pyodideJsURL);
@@ -151,7 +148,6 @@ async function init(base, manifest) {
   await step("pyodide.asm.js", `Python (${manifest.pyodide}pyodide.asm.js)`, () => asmJs); // loadPyodide's importScripts then reads it from the HTTP cache
   const pythonFiles = ["pyodide.asm.js", "pyodide.asm.wasm"].map((name) => manifest.pyodide + name);
   let snapshot;
-  const [stdlib, stdlibURL] = [pythonData[0], pythonDataURLs[0]]; // python_stdlib.zip: a zip, which hosts send as it is (it does not compress)
   if (await snapshotWorthFetching(stored, Promise.all([wasm, stdlib]), [pyodideJsURL, asmJsURL, wasmURL, stdlibURL], manifest.files[manifest.snapshot].bytes)) {
     snapshot = fetchGunzipped(snapshotURL);
     snapshot.catch(() => {}); // reported by loadPyodide
@@ -160,7 +156,7 @@ async function init(base, manifest) {
     total -= manifest.files[manifest.snapshot].bytes; // not downloaded on this visit
     progress(stage);
   }
-  const pythonIn = Promise.allSettled([wasm, ...pythonData, snapshot]);
+  const pythonIn = Promise.allSettled([wasm, stdlib, lock, snapshot]);
   const packageWheels = manifest.startup.filter((path) => path.startsWith(manifest.pyodide) && path.endsWith(".whl"));
   const packagesIn = pythonIn.then(() => Promise.allSettled(packageWheels.map((path) => intoHttpCache(url(path)))));
   const wheel = pythonIn.then(() => fetchBytes(url(manifest.wheel)));
