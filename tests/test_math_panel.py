@@ -242,6 +242,42 @@ def test_rows_the_box_does_not_show_are_written_once_the_reader_pauses(page, fig
     assert written == new, "once the reader pauses, every row is the new text's"
 
 
+def test_printing_writes_the_rows_that_wait_first(page, figure):
+    """A print unrolls the table's box, so the rows that wait for the reader's pause are written when
+    printing begins (the window's beforeprint, which Chromium fires for a print to PDF too). In the
+    frame where a keystroke's rows out of view first wait, the page fires beforeprint and reads the
+    table: every row is then the new text's, and nothing waits."""
+    before = " ".join([TEXT] * 5)  # about 80 tokens: the box shows the first 15 or so
+    after = before + "s"
+    T = len(figure.analyse(before)["ids"])
+    page.set_text(before)
+    page.select(layer=LAYER, head=HEAD, token=T - 1)
+    page.open_panel("math")
+    page.wait_until("n => document.querySelectorAll('.math-table tbody tr').length === n && "
+                    "document.querySelector('.math-table').getAttribute('aria-busy') === 'false'", T)
+    old, new = last_query_scores(figure, before), last_query_scores(figure, after)
+    page.page.evaluate("""(firstNew) => {
+        const table = document.querySelector('.math-table');
+        const scores = () => Array.from(table.tBodies[0].rows, (row) => row.cells[1].textContent);
+        window.printed = new Promise((resolve) => {
+            const look = () => {
+                if (table.getAttribute('aria-busy') !== 'true' || table.tBodies[0].rows[0].cells[1].textContent !== firstNew)
+                    return requestAnimationFrame(look);
+                const waiting = scores();
+                window.dispatchEvent(new Event('beforeprint'));  // in the same task: no pause can come between
+                resolve({ waiting, busy: table.getAttribute('aria-busy'), printed: scores() });
+            };
+            look();
+        });
+    }""", new[0])
+    page.page.locator("#text").focus()
+    page.page.keyboard.press("End")
+    page.page.keyboard.type("s")
+    seen = page.page.evaluate("window.printed")
+    assert seen["waiting"][T - 2] == old[T - 2] != new[T - 2], "a row out of view waited"
+    assert seen["busy"] == "false" and seen["printed"] == new, "printing wrote every row"
+
+
 def test_with_a_what_if_on_set_text_and_select_resolve_on_the_what_if_numbers(page, figure):
     page.open_panel("math")
     page.page.locator("#what-if-scale").click()

@@ -167,8 +167,7 @@ export function createMathPanel(container, onWhatIf, onRead, prefix = "") {
   const tableBox = scrollBox("math-table-box", "Each key's score and weight (scrolls)");
   tableBox.append(table);
   const rowWriter = whenPaused(table);
-  tableBox.addEventListener("scroll", rowWriter.now);
-  window.addEventListener("beforeprint", rowWriter.now); // printed, the box shows every row
+  tableBox.addEventListener("scroll", rowWriter.now); // printed, when-paused.js writes every row too
   const output = element("div", "math-output");
   const outputCanvas = element("canvas");
   outputCanvas.dataset.name = "output";

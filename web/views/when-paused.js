@@ -9,35 +9,44 @@
  *  in the address waits as long (page-link.js). */
 export const PAUSE_MS = 400;
 
+/* The writers with a write waiting, all written at once before the page is printed (a print shows every
+ * row of the boxes it unrolls). One listener for the page; a writer is here only while a write waits,
+ * so a figure removed from the page is not kept by it. */
+const waiting = new Set();
+window.addEventListener("beforeprint", () => {
+  for (const writer of [...waiting]) writer.now();
+});
+
 /** A writer of `element`'s text that can wait: `later(write)` runs `write` once no other `later` came
- *  for PAUSE_MS (only the latest one runs), `now()` runs the waiting one at once (a scroll shows it, the
- *  page is printed), `nothingLater()` drops it (everything was just written). `element` has
- *  aria-busy="true" while a write waits, "false" otherwise. */
+ *  for PAUSE_MS (only the latest one runs), `now()` runs the waiting one at once (a scroll shows it; the
+ *  page is printed: every waiting write runs first), `nothingLater()` drops it (everything was just
+ *  written). `element` has aria-busy="true" while a write waits, "false" otherwise. */
 export function whenPaused(element) {
   let timer = null;
-  let waiting = null;
+  let write = null; // the write that waits
   const busy = (value) => { // written only when it changes: later() comes on every keystroke
     if (element.getAttribute("aria-busy") !== value) element.setAttribute("aria-busy", value);
   };
-  const done = () => {
-    clearTimeout(timer);
-    waiting = null;
-    busy("false");
-  };
-  const now = () => {
-    if (!waiting) return;
-    const write = waiting;
-    done();
-    write();
-  };
-  return {
-    later(write) {
-      waiting = write;
+  const writer = {
+    later(next) {
+      write = next;
+      waiting.add(writer);
       busy("true");
       clearTimeout(timer);
-      timer = setTimeout(now, PAUSE_MS);
+      timer = setTimeout(writer.now, PAUSE_MS);
     },
-    now,
-    nothingLater: done,
+    now() {
+      if (!write) return;
+      const run = write;
+      writer.nothingLater();
+      run();
+    },
+    nothingLater() {
+      clearTimeout(timer);
+      write = null;
+      waiting.delete(writer);
+      busy("false");
+    },
   };
+  return writer;
 }
