@@ -230,3 +230,50 @@ def test_matrix_labels_sit_on_their_own_cells_and_start_inside_the_box(page):
             row_mid = cells["y"] + (label["i"] + 0.5) * cells["height"] / T
             assert abs(label["mid"] - row_mid) <= 1, label
             assert label["left"] >= box["x"] - 0.5, label
+
+
+def test_an_edit_rewrites_no_notice_and_sets_no_hidden_that_it_leaves_as_it_was(page, figure):
+    """Each edit draws the views again, writing only what changed (views/dom.js): setting an element's
+    `hidden` to what it already is restyles it all the same in Chromium, and rewriting a notice lays it
+    out again. With the grid and the matrix open and a text longer than the model's context (the
+    notice says how many earlier tokens are not shown), an edit that keeps the notice's words changes
+    neither the notice nor any `hidden` that it leaves as it was."""
+    base = " ".join(["Alice said hello to the Rabbit."] * 30)
+    shown = {}
+    for ending in (" cat", " dog", " hat", " sun", " tea", " map", " pen"):
+        tokens = figure.tokenize(base + ending)
+        shown.setdefault((len(tokens["ids"]), tokens["tokens_dropped"]), []).append(base + ending)
+    first, second = next(texts for texts in shown.values() if len(texts) >= 2)[:2]
+    assert figure.tokenize(first)["tokens_dropped"] > 0
+    for name in ("heads", "matrix"):
+        page.open_panel(name)
+    try:
+        page.set_text(first)
+        notice = page.page.locator("#notice").text_content()
+        assert "earlier tokens are not shown" in notice
+        page.page.evaluate("""() => {
+            window.hiddenChanges = [];
+            window.noticeChanges = 0;
+            new MutationObserver((records) => hiddenChanges.push(...records.map((r) => ({ target: r.target, was: r.oldValue !== null }))))
+                .observe(document.querySelector('.figure'), { subtree: true, attributeFilter: ['hidden'], attributeOldValue: true });
+            new MutationObserver((records) => { noticeChanges += records.length; })
+                .observe(document.getElementById('notice'), { subtree: true, childList: true, characterData: true });
+        }""")
+        page.set_text(second)
+        unchanged = page.page.evaluate("""() => {
+            const after = new Map(); // each element's hidden after each of its changes, in order
+            const same = [];
+            for (let i = hiddenChanges.length - 1; i >= 0; i--) {
+                const { target, was } = hiddenChanges[i];
+                const now = after.has(target) ? after.get(target) : target.hasAttribute('hidden');
+                if (now === was) same.unshift(`${target.tagName.toLowerCase()}#${target.id}.${target.className}`);
+                after.set(target, was);
+            }
+            return { same, notice: noticeChanges };
+        }""")
+        assert page.page.locator("#notice").text_content() == notice
+        assert unchanged == {"same": [], "notice": 0}
+    finally:
+        for name in ("heads", "matrix"):
+            page.open_panel(name, False)
+

@@ -19,6 +19,7 @@ import { BOX_MAX_CHARS, boxed, isWellFormed } from "./text-box.js";
 import { linkFor } from "./url-state.js";
 import { drawChoices, drawTokens, drawWeights, enableChipKeys, markChoice, markReused, markTile } from "./views/chips.js";
 import { drawLegend } from "./views/colour.js";
+import { setHidden, setText } from "./views/dom.js";
 import { createHeadsGrid } from "./views/heads-grid.js";
 import { createMathPanel } from "./views/math-panel.js";
 import { createFlashSteps } from "./views/flash-steps.js";
@@ -196,7 +197,7 @@ export class AttentionFigure {
   }
 
   setStatus(text) {
-    this.el.status.textContent = text;
+    setText(this.el.status, text);
   }
 
   /* The answer to a button (Copy link, Save): on the status line, and said. It stays on the status line
@@ -338,8 +339,8 @@ export class AttentionFigure {
     }
     if (this.box.cut) parts.push(`The text box keeps the last ${BOX_MAX_CHARS.toLocaleString("en")} characters of a longer text.`);
     parts.push(...this.asked.changes, ...(this.options.notices ?? [])); // what the view asked for that could not be shown (until the next text)
-    this.el.notice.textContent = parts.join(" ");
-    this.el.notice.hidden = parts.length === 0;
+    setText(this.el.notice, parts.join(" "));
+    setHidden(this.el.notice, parts.length === 0);
   }
 
   /** The fragment of the view shown (url-state.js's linkFor): the text the figure uses, and, once its

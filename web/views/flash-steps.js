@@ -17,7 +17,7 @@
  * the tiles too. `onRead(text)` is given each step's words, for the live region.
  */
 import { paintStrip } from "./math-panel.js";
-import { element, setText } from "./dom.js";
+import { element, setHidden, setText } from "./dom.js";
 
 export const TILE_SIZES = [4, 8, 16, 32, 64];
 
@@ -127,20 +127,20 @@ export function createFlashSteps(container, onChange, onRead, prefix = "") {
   /** Show `text` instead of numbers (no tokens, or the live model still loading). */
   function clear(text) {
     current = null;
-    content.hidden = true;
+    setHidden(content, true);
     setText(message, text);
-    message.hidden = false;
+    setHidden(message, false);
   }
 
   /** Draw tile `step` of `flashed` (see above) for the tokens `labels`; `announce`: say the step's words;
    *  `whatIf`: a what-if or knockout is on elsewhere in the figure (the note says this part ignores it). */
   function draw(flashed, labels, step, announce = false, whatIf = false) {
-    note.hidden = !whatIf;
+    setHidden(note, !whatIf);
     const clamped = Math.min(step, flashed.steps.length - 1);
     const moved = !current || current.step !== clamped || current.flashed !== flashed;
     current = { flashed, labels, step: clamped };
-    content.hidden = false;
-    message.hidden = true;
+    setHidden(content, false);
+    setHidden(message, true);
     if (size.value !== String(flashed.tile)) size.value = String(flashed.tile);
     const text = stepText(flashed, labels, clamped);
     setText(title, text.title);

@@ -12,6 +12,7 @@
  * first changed token on (heatmap.js); a new selection only moves the outlines. Keyboard: one tab stop; arrow keys move between heads (Left,
  * Right) and layers (Up, Down), Home and End to the first and last; Enter or Space selects.
  */
+import { setHidden } from "./dom.js";
 import { firstChangedRow, paintHeatmap } from "./heatmap.js";
 import { headOffset, keysSeen, percent, strongestKeys } from "./numbers.js";
 
@@ -69,7 +70,7 @@ export function createHeadsGrid(container, config, onPick) {
     const scale = `${(100 * config.block_size) / Math.max(T, 1)}%`;
     for (const thumb of thumbs) {
       const { canvas } = thumb;
-      canvas.hidden = T === 0;
+      setHidden(canvas, T === 0);
       canvas.style.width = canvas.style.height = scale;
       paintHeatmap(canvas, result.attention, headOffset(result, thumb.layer, thumb.head), T, fromRow, config.block_size);
     }
@@ -87,7 +88,7 @@ export function createHeadsGrid(container, config, onPick) {
       thumb.setAttribute("aria-pressed", String(selected));
       thumb.tabIndex = (focused ? thumb === document.activeElement : selected) ? 0 : -1; // one tab stop: the focused or the selected head
       const row = thumb.rowMark;
-      row.hidden = T === 0;
+      setHidden(row, T === 0);
       let label = `layer ${layer}, head ${head}`;
       if (T > 0) {
         row.style.top = `${(100 * state.token) / T}%`;

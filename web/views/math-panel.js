@@ -17,7 +17,7 @@
  * and draws them.
  */
 import { signedPixel } from "./colour.js";
-import { element, setText } from "./dom.js";
+import { element, setHidden, setText } from "./dom.js";
 import { percent, strongestKeys } from "./numbers.js";
 import { whenPaused } from "./when-paused.js";
 
@@ -227,9 +227,9 @@ export function createMathPanel(container, onWhatIf, onRead, prefix = "") {
     current = null;
     cursor.name = null;
     readout.textContent = readoutHelp;
-    content.hidden = true;
+    setHidden(content, true);
     setText(message, text);
-    message.hidden = false;
+    setHidden(message, false);
   }
 
   /** Draw `explained` (see above) for the tokens `labels`, with `cache` (kv_cache.cache_summary). */
@@ -237,8 +237,8 @@ export function createMathPanel(container, onWhatIf, onRead, prefix = "") {
     const inView = content.hidden ? null : rowsInView(tableBox, body.rows);
     current = { explained, labels };
     if (cursor.name) readCell(cursor.name, cursor.i, cursor.j); // the cell read out, with the numbers drawn now
-    content.hidden = false;
-    message.hidden = true;
+    setHidden(content, false);
+    setHidden(message, true);
     const text = mathText(explained, labels, cache);
     setText(formula, text.formula.join(" · "));
     boxes.scale.checked = explained.scale;

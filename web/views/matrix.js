@@ -19,7 +19,7 @@
  * scrolls to it; `onRead(text)` is given each keyboard read-out, for the live region).
  */
 import { firstChangedRow, paintHeatmap } from "./heatmap.js";
-import { element, setText } from "./dom.js";
+import { element, setHidden, setText } from "./dom.js";
 import { whenPaused } from "./when-paused.js";
 import { headOffset, keysSeen, percent, strongestKeys } from "./numbers.js";
 
@@ -231,13 +231,13 @@ export function createMatrix(container, onPick, onRead, prefix = "") {
     current = { result, state };
     if (result !== shown.result || state.layer !== shown.layer || state.head !== shown.head) paint(result, state);
     const T = result.ids.length;
-    rowMark.hidden = T === 0;
+    setHidden(rowMark, T === 0);
     canvas.setAttribute("aria-label", T === 0 ? "Attention matrix: no tokens"
       : `Attention matrix of layer ${state.layer}, head ${state.head}: ${T} × ${T}, row «${result.labels[state.token]}» selected. `
         + "Up and Down change the query, Left and Right read its weights; the table after it lists every query's top three keys.");
-    box.hidden = T === 0;
+    setHidden(box, T === 0);
     if (T === 0) {
-      cellMark.hidden = true;
+      setHidden(cellMark, true);
       marked = null;
       readout.textContent = "No tokens: type a sentence above to see its matrix.";
       return;
@@ -251,7 +251,7 @@ export function createMatrix(container, onPick, onRead, prefix = "") {
   /** Outline keys `tile.first`..`tile.last` of query `tile.token`'s row (a FlashAttention tile), or nothing for null. */
   function markTile(tile) {
     const T = current?.result.ids.length ?? 0;
-    tileMark.hidden = !tile || T === 0;
+    setHidden(tileMark, !tile || T === 0);
     if (tileMark.hidden) return;
     Object.assign(tileMark.style, { top: `${(100 * tile.token) / T}%`, height: `${100 / T}%`,
       left: `${(100 * tile.first) / T}%`, width: `${(100 * (tile.last - tile.first + 1)) / T}%` });

@@ -1,6 +1,8 @@
 /* The what-if banner above the chips: shown whenever the figure shows something the model does not
  * compute (a step of the selected head left out, or heads knocked out), and says which. */
 
+import { setHidden, setText } from "./dom.js";
+
 /** What the view state's what-ifs are, as one sentence ("" when there are none). */
 export function whatIfText(state) {
   const parts = [];
@@ -14,6 +16,6 @@ export function whatIfText(state) {
 /** Show in `banner` (a <p>) what the view state's what-ifs are, or hide it when there are none. */
 export function drawWhatIfBanner(banner, state) {
   const text = whatIfText(state);
-  if (banner.textContent !== text) banner.textContent = text;
-  banner.hidden = text === "";
+  setText(banner, text);
+  setHidden(banner, text === "");
 }
