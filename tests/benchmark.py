@@ -37,7 +37,10 @@ near the start with all four open; each run in a fresh page, the last with a pho
 (390 × 844 CSS px at 3 device pixels per px, touch); the targets are read from the median of the runs.
 
 Engines (issue 25, ``measure_engines``): cold and warm start to live and the append at 128 tokens in
-Chromium, Firefox and WebKitGTK (tests/engines.py), for information: the targets are Chromium's.
+Chromium, Firefox and WebKitGTK (tests/engines.py), for information: the targets are Chromium's. The
+warm visit is a reload, and every visit's Python (its runtime id) is checked to be a new one here and
+in the start-up rows: WebKit's back-forward cache keeps the previous page's shared worker, so a
+navigation back to the figure reconnects to a Python already running, which is no start.
 
 Several figures (issue 21, ``measure_figures``): on a course page of <attention-live> elements, the
 cost of a second figure (an element, or a same-origin iframe) once one is live, of four in view, of
