@@ -13,6 +13,7 @@ from urllib.parse import parse_qs, quote, urlencode, urlsplit
 import pytest
 
 import build
+from conftest import WEIGHTS
 from figure_page import WAIT_MS, FigurePage, Watch, browser_context, check_view, drop_compressed_copies, parent_page, serving, slow_link_server
 
 TEXT = "Then the Rabbit turned to Alice and cried, \"Come here at once!\""
@@ -207,6 +208,43 @@ def test_the_last_change_before_leaving(figure_in_context, figure):
     assert figure_page.settled() == "ready"
     figure_page.wait_until("() => window.attentionLive.state().head === 4", None)
     check_view(figure_page, figure)
+
+
+def test_the_last_change_before_leaving_stays_with_its_own_figure(playwright, origin, figure):
+    """What carries the last change over a reload (page-link.js's pending links, in the tab's
+    sessionStorage) belongs to the document that wrote it, not to its address: the tab's next course
+    page, with iframes of the same address, shows their own text, not what was typed on the page
+    before; and two iframes of one address, each typed in, never take each other's text when their
+    course page is reloaded (each shows its own, or its address's, as the browser reloads it)."""
+    default = json.loads((WEIGHTS / "default_view.json").read_text(encoding="utf-8"))["text"]
+    typed = {"first": "Typed in the first frame.", "second": "Typed in the second frame."}
+
+    def type_in_each(page):
+        for name, text in typed.items():
+            wait_for_message(page, name, "attention-live:ready")
+            frame = FigurePage(frame_named(page, name))
+            frame.page.locator("#text").fill(text)
+            frame.wait_until("t => window.attentionLive.state().text === t", text)
+        for name, text in typed.items():  # each link written: each frame has left its pending link
+            FigurePage(frame_named(page, name)).wait_until("t => new URLSearchParams(location.hash.slice(1)).get('text') === t", text)
+
+    def texts_shown(page):
+        shown = {}
+        for name in typed:
+            wait_for_message(page, name, "attention-live:ready")
+            frame = FigurePage(frame_named(page, name))
+            frame.wait_until("() => window.attentionLive.state().ids.length > 0", None)
+            shown[name] = check_view(frame, figure)["text"]
+        return shown
+
+    with course_page(playwright, origin, iframe(origin, "first") + iframe(origin, "second")) as (page, _):
+        type_in_each(page)
+        page.goto(page.url + "next-page")  # within the pending links' 10 s
+        assert texts_shown(page) == {"first": default, "second": default}
+        type_in_each(page)
+        page.reload()
+        shown = texts_shown(page)
+        assert all(shown[name] in (typed[name], default) for name in typed), shown
 
 
 def test_offline_at_another_address(playwright, figure):

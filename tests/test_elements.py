@@ -113,6 +113,39 @@ def test_an_attribute_changes_the_view(course_page, figure):
     assert "head" in notice.text_content() and notice.is_visible()
 
 
+def test_a_text_attribute_with_a_lone_surrogate_is_taken_as_the_box_takes_it(course_page, figure):
+    """A lone UTF-16 surrogate in the text attribute (a script can put one there) becomes U+FFFD, as in
+    every other way in (text-box.js), and throws nothing (encodeURIComponent would: "URI malformed"),
+    in an element already live and in one added with it."""
+    page, _ = course_page
+    errors = []
+
+    def record(error):
+        errors.append(error)
+
+    page.on("pageerror", record)
+    try:
+        page.evaluate("() => document.querySelectorAll('attention-live')[1].setAttribute('text', 'x\\uD83Dy')")
+        page.wait_for_function("() => document.querySelectorAll('attention-live')[1].state().text === 'x\\uFFFDy'", timeout=WAIT_MS)
+        assert_matches_cpython(page.evaluate("() => document.querySelectorAll('attention-live')[1].state()"), figure, "x\ufffdy")
+        added = page.evaluate("""async () => {
+            const figure = document.createElement('attention-live');
+            figure.setAttribute('text', '\\uDE00 new');
+            document.querySelector('h2').before(figure);
+            await figure.ready;
+            await new Promise((resolve) => { const wait = () => figure.state().ids.length ? resolve() : setTimeout(wait, 20); wait(); });
+            const state = figure.state();
+            figure.remove();
+            return state;
+        }""")
+        assert_matches_cpython(added, figure, "\ufffd new")
+        assert errors == []
+    finally:
+        page.remove_listener("pageerror", record)
+        page.evaluate("t => document.querySelectorAll('attention-live')[1].setAttribute('text', t)", TEXTS[1])
+        page.wait_for_function("t => document.querySelectorAll('attention-live')[1].state().text === t", arg=TEXTS[1], timeout=WAIT_MS)
+
+
 def test_a_figure_below_the_fold_waits_until_scrolled_to(playwright, tmp_path, figure):
     body = ('<attention-live text="Alice said hello"></attention-live><div style="height: 6000px"></div>'
             '<attention-live id="low" text="The Queen said nothing"></attention-live>')

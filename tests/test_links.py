@@ -107,7 +107,8 @@ def test_each_part_of_the_view_is_written_on_its_own(opened, figure):
 @pytest.mark.parametrize("fragment, changed, want", [
     ("text=Alice%20said&layer=9&head=0", ["layer 9; this model has 2, so layer 2", "head 0; this model has 4, so head 1"], (2, 1)),
     ("text=Alice%20said&head=abc&token=40", ['head "abc" is not a number', "token 40; the text has 2, so the last"], (None, 1)),
-    ("text=Alice%E0%A4%20said", ["not valid percent-encoding"], (None, None)),
+    ("text=Alice%E0%A4%20said", ["not valid percent-encoding of UTF-8; it is read with \ufffd"], (None, None)),
+    ("text=Alice%20ate%20100%", ['A "%" in the link starts no percent-escape (two hex digits); it is read as a plain "%".'], (None, None)),
     ("text=" + "a" * 3000, ["3,000 characters; only its last 2,048"], (None, None)),
     ("text=Alice&panels=matrix,nope", ["panels this figure does not have (nope)"], (None, None)),
     ("text=start" + "%0D%0A" * 1500 + "end", [], (None, None)),  # 1,508 characters once line breaks are as in the box

@@ -26,7 +26,7 @@ import FIGURE_HTML from "./figure-template.js";
 import { AttentionFigure } from "./figure.js";
 import { fetchManifest } from "./manifest.js";
 import { pythonFor } from "./python-client.js";
-import { asInBox } from "./text-box.js";
+import { asInBox, wellFormed } from "./text-box.js";
 import { throttled } from "./throttle.js";
 import { readLink } from "./url-state.js";
 
@@ -47,9 +47,9 @@ function addStyles() {
   document.head.append(link);
 }
 
-/* The element's attributes as a link's fragment, for readLink. */
+/* The element's attributes as a link's fragment, for readLink (a lone surrogate as U+FFFD, as the figure takes every text). */
 function fragmentOf(element) {
-  const params = ATTRIBUTES.filter((name) => element.hasAttribute(name)).map((name) => `${name}=${encodeURIComponent(element.getAttribute(name))}`);
+  const params = ATTRIBUTES.filter((name) => element.hasAttribute(name)).map((name) => `${name}=${encodeURIComponent(wellFormed(element.getAttribute(name)))}`);
   return `#${params.join("&")}`;
 }
 

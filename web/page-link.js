@@ -6,20 +6,42 @@ import { PAUSE_MS } from "./views/when-paused.js";
 
 /* A reload right after a change reloads the address the browser had when the reload began, which may
  * be older than the page's last writes (the timer's, pagehide's: the browser learns of each a moment
- * later). So each write is also kept in the tab's sessionStorage, keyed by the address it replaced,
- * for PENDING_LINK_MS; a page that starts at such an address follows the chain of writes from it to
- * the last (takePendingLink). Figures in one tab keep theirs apart: their addresses differ. */
-const PENDING_LINK = "attention-live pending link from ";
+ * later). So each write is also kept in the tab's sessionStorage for PENDING_LINK_MS, keyed by the
+ * address it replaced and by this document's id; a page that starts at such an address with that id
+ * follows the chain of writes from it to the last (takePendingLink). The id lives in the document's
+ * entry of the session history (history.state), which a reload keeps: a second frame of the same
+ * address on a course page, or the same address opened by the next course page in the tab, has
+ * another id and never takes this figure's text. */
+const PENDING_LINK = "attention-live pending link ";
 const PENDING_LINK_MS = 10000;
+const ID_IN_STATE = "attentionLiveId";
+
+/* This document's id (16 random bytes in hex), written into its session-history entry when it has
+ * none; null where the history refuses it. */
+function documentId() {
+  try {
+    const state = history.state !== null && typeof history.state === "object" ? history.state : {};
+    if (typeof state[ID_IN_STATE] === "string") return state[ID_IN_STATE];
+    const id = Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, "0")).join("");
+    history.replaceState({ ...state, [ID_IN_STATE]: id }, "");
+    return id;
+  } catch {
+    return null;
+  }
+}
+
+const pendingKey = (id, href) => `${PENDING_LINK}${id} from ${href}`;
 
 function keepPendingLink(from) {
   try {
+    const id = documentId();
+    if (id === null) return;
     const now = Date.now();
     for (let i = sessionStorage.length - 1; i >= 0; i--) { // entries older than PENDING_LINK_MS go
       const key = sessionStorage.key(i);
       if (key?.startsWith(PENDING_LINK) && !(now - JSON.parse(sessionStorage.getItem(key)).at < PENDING_LINK_MS)) sessionStorage.removeItem(key);
     }
-    sessionStorage.setItem(PENDING_LINK + from, JSON.stringify({ to: location.hash, at: now }));
+    sessionStorage.setItem(pendingKey(id, from), JSON.stringify({ to: location.hash, at: now }));
   } catch {
     // no storage here (a sandbox without allow-same-origin): a reload may start from the address before the last write
   }
@@ -27,9 +49,11 @@ function keepPendingLink(from) {
 
 function takePendingLink() {
   try {
+    const id = documentId();
+    if (id === null) return;
     let href = location.href;
     for (;;) {
-      const key = PENDING_LINK + href;
+      const key = pendingKey(id, href);
       const pending = JSON.parse(sessionStorage.getItem(key) ?? "null");
       sessionStorage.removeItem(key); // taken once (a chain that comes back to an address stops there)
       if (!pending || !(Date.now() - pending.at < PENDING_LINK_MS)) break;

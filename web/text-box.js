@@ -15,8 +15,14 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  *  tokenizer maps it). Python itself keeps "\r": the ids and labels of a text given to Figure.analyse. */
 const scratchBox = document.createElement("textarea"); // never shown
 export function asInBox(text) {
-  scratchBox.value = text.replace(LONE_SURROGATE, "\uFFFD");
+  scratchBox.value = wellFormed(text);
   return scratchBox.value;
+}
+
+/** `text` with each lone UTF-16 surrogate as U+FFFD (String.prototype.toWellFormed): what
+ *  encodeURIComponent, which throws on a lone surrogate, can be given. */
+export function wellFormed(text) {
+  return text.replace(LONE_SURROGATE, "\uFFFD");
 }
 
 /** Whether `text` has no lone UTF-16 surrogate. A text box keeps one that a script or an input method
