@@ -67,6 +67,9 @@ def test_a_refused_selection_changes_nothing(browser_page, figure):
     assert figure_page.state() == before
     check_view(figure_page, figure)
     assert figure_page.page.evaluate("() => window.attentionLive.select({ token: -0 }).then(() => Object.is(window.attentionLive.state().token, 0))")
+    big = "() => window.attentionLive.select({ layer: 2n }).then(() => 'resolved', e => e.message)"  # a BigInt, whose text is "2"
+    assert figure_page.page.evaluate(big) == "layer must be an integer from 1 to 2, got 2n (a BigInt, not a number)"
+    assert figure_page.state() == before
     figure_page.set_text("")
     assert figure_page.page.evaluate(outcome, {"token": 0}) == "RangeError"
 

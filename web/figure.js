@@ -88,7 +88,8 @@ function describeLoading({ stage, downloaded, total }, startedAt) {
 
 /* A value given to the API, as an error message shows it: NaN, Infinity, 2n as themselves, others as JSON. */
 function describe(value) {
-  return typeof value === "number" || typeof value === "bigint" || typeof value === "symbol" ? String(value) : JSON.stringify(value) ?? String(value);
+  if (typeof value === "bigint") return `${value}n (a BigInt, not a number)`;
+  return typeof value === "number" || typeof value === "symbol" ? String(value) : JSON.stringify(value) ?? String(value);
 }
 
 /** The `options` object of the API method `method` (undefined: none); a TypeError naming its `fields`
