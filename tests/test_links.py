@@ -114,6 +114,7 @@ def test_each_part_of_the_view_is_written_on_its_own(opened, figure):
     ("text=start" + "%0D%0A" * 1500 + "end", [], (None, None)),  # 1,508 characters once line breaks are as in the box
     ("text=Alice%20said&layer=1e309&token=2.5", ["token 2.5; tokens count from 1 in whole numbers, so token 3"], (2, None)),
     ("text=Alice%20said&token=-5", ["token -5; tokens count from 1 in whole numbers, so token 1"], (None, None)),
+    ("text=Alice%20said&token=1e400", ["The link asked for token 1e400; the text has 2, so the last is selected."], (None, None)),
 ])
 def test_a_bad_link_falls_back_and_says_what_it_changed(opened, figure, fragment, changed, want):
     open_link, _ = opened
@@ -126,7 +127,8 @@ def test_a_bad_link_falls_back_and_says_what_it_changed(opened, figure, fragment
     layer, head = want
     assert layer is None or state["layer"] == layer
     assert head is None or state["head"] == head
-    if "token=" not in fragment or "token=40" in fragment:
+    assert str(2 ** 53 - 1) not in notice(page)  # a number the link never gave
+    if "token=" not in fragment or "token=40" in fragment or "token=1e400" in fragment:
         assert state["token"] == len(state["ids"]) - 1
     state = check_view(page, figure)
     assert state["text"] == page.page.locator("#text").input_value()

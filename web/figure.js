@@ -155,7 +155,7 @@ export class AttentionFigure {
     this.answers = createAnswers(() => [this.view.result, this.viewState.get()], (kind) => this.onAnswer(kind));
     this.channel = null; // this figure's channel to Python, once it runs
     this.manifest = null; // build.json, once downloaded
-    this.asked = { changes: [], token: undefined }; // what the view asked for could not give, and its token (applied to the first live result)
+    this.asked = { changes: [], token: undefined, tokenAsked: undefined }; // what the view asked for could not give, and its token (applied to the first live result) as the link wrote it
     this.readerView = false; // a view of the reader's exists (a live result, or a text given): page.js writes it into links
     this.box = { cut: false }; // the last text given was cut to BOX_MAX_CHARS
     this.listeners = new Set();
@@ -369,7 +369,7 @@ export class AttentionFigure {
       this.forgetShown(); // as on a fresh load, the text's own tokens are drawn once computed
       this.setStatus("Computing this link's text…");
     }
-    Object.assign(this.asked, { changes, token: asked.token }); // its own token, applied to the first live result of its text
+    Object.assign(this.asked, { changes, token: asked.token, tokenAsked: asked.tokenAsked }); // its own token, applied to the first live result of its text
     const panels = Object.fromEntries(PANEL_NAMES.map((name) => [name, Boolean(asked.panels?.[name])]));
     this.viewState.update({ // a link carries no what-ifs or knockouts: a fresh load has none
       layer: asked.layer ?? defaults.layer, head: asked.head ?? defaults.head, panels, preview: null,
@@ -390,18 +390,17 @@ export class AttentionFigure {
    * notices go and its token no longer applies; the build's precomputed view (the default sentence's)
    * comes down. */
   textReplaced() {
-    this.asked.changes = [];
-    this.asked.token = undefined;
+    Object.assign(this.asked, { changes: [], token: undefined, tokenAsked: undefined });
     if (this.view.result?.precomputed) this.forgetShown();
   }
 
   /* The first live result: the asked token, moved to the last token when the text is shorter. */
   applyAskedToken(result) {
-    const { token } = this.asked;
-    this.asked.token = undefined;
+    const { token, tokenAsked } = this.asked;
+    Object.assign(this.asked, { token: undefined, tokenAsked: undefined });
     const T = result.ids.length;
     if (token === undefined || T === 0) return;
-    if (token >= T) this.asked.changes.push(`The link asked for token ${token + 1}; the text has ${T}, so the last is selected.`);
+    if (token >= T) this.asked.changes.push(`The link asked for token ${tokenAsked ?? token + 1}; the text has ${T}, so the last is selected.`);
     this.viewState.update({ token: Math.min(token, T - 1) });
     this.drawNotice(result);
   }
@@ -851,14 +850,14 @@ export class AttentionFigure {
     let { view } = asked;
     const given = this.queue.requested > 0; // a text given before build.json arrived (setText, a message, typing) wins over the asked view's
     if (given) {
-      view = { ...view, text: undefined, token: undefined };
+      view = { ...view, text: undefined, token: undefined, tokenAsked: undefined };
       this.asked.changes = [];
     }
-    const { text, layer, head, token, panels } = view;
+    const { text, layer, head, token, tokenAsked, panels } = view;
     const linked = text !== undefined && this.intoBox(text) !== defaultView.text;
     const fresh = linked || (given && el.text.value !== defaultView.text); // no precomputed view for this text
     this.viewState.update({ layer: layer ?? defaultView.layer, head: head ?? defaultView.head, token: fresh ? Number.MAX_SAFE_INTEGER : defaultView.token, panels: panels ?? {} });
-    this.asked.token = token; // applied to the first live result
+    Object.assign(this.asked, { token, tokenAsked }); // applied to the first live result
     if (fresh) {
       this.queue.text = el.text.value; // drawn once Python has tokenized it; the precomputed view is the default sentence's
       this.setStatus(`Computing ${linked ? "this link's" : "this"} text… (the live model is loading)`);

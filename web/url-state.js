@@ -19,12 +19,13 @@ function nearest(value, low, high) {
   return Math.min(high, Math.max(low, Math.round(number)));
 }
 
-/** The view a fragment asks for. `hash` is location.hash; `config` the model's (n_layer, n_head);
- *  `maxChars` the longest text the figure uses, counted in code points after `normalise` (the text as
- *  the figure takes it: text-box.js's asInBox, line breaks as in a text box). Returns {view, changes}: view holds only the fields
- *  the link gave (text, layer, head, token 0-based, panels {name: true}), each made valid; changes
- *  lists sentences saying what was changed and why. The token is checked against the text later,
- *  once it is tokenized (see figure.js). */
+/** The view a fragment asks for. `hash` is location.hash; `config` the model's (n_layer, n_head,
+ *  block_size); `maxChars` the longest text the figure uses, counted in code points after `normalise`
+ *  (the text as the figure takes it: text-box.js's asInBox, line breaks as in a text box). Returns
+ *  {view, changes}: view holds only the fields the link gave (text, layer, head, token 0-based, panels
+ *  {name: true}), each made valid, and, for a token past any text's end (over block_size, 1e400
+ *  included), tokenAsked, the token as the link wrote it; changes lists sentences saying what was
+ *  changed and why. The token is checked against the text later, once it is tokenized (see figure.js). */
 export function readLink(hash, config, maxChars, normalise = (text) => text) {
   const view = {};
   const changes = [];
@@ -61,6 +62,7 @@ export function readLink(hash, config, maxChars, normalise = (text) => text) {
     const asked = params.get("token");
     const value = nearest(asked, 1, Number.MAX_SAFE_INTEGER);
     if (value === null) changes.push(`The link's token "${asked}" is not a number; the last token is selected.`);
+    else if (Number(asked) > config.block_size) view.tokenAsked = asked.trim(); // past any text's end (1e400 too): said with the text's length
     else if (String(value) !== asked.trim()) changes.push(`The link asked for token ${asked}; tokens count from 1 in whole numbers, so token ${value} is selected.`);
     if (value !== null) view.token = value - 1; // 1-based in links, as on screen
   }
