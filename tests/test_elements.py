@@ -126,14 +126,17 @@ def test_a_text_attribute_with_a_lone_surrogate_is_taken_as_the_box_takes_it(cou
     page.on("pageerror", record)
     try:
         page.evaluate("() => document.querySelectorAll('attention-live')[1].setAttribute('text', 'x\\uD83Dy')")
-        page.wait_for_function("() => document.querySelectorAll('attention-live')[1].state().text === 'x\\uFFFDy'", timeout=WAIT_MS)
+        page.wait_for_function("""() => { const state = document.querySelectorAll('attention-live')[1].state();
+            return state.text === 'x\\uFFFDy' && state.ids.length > 0; }""", timeout=WAIT_MS)  # its tokens shown, not only its text taken
         assert_matches_cpython(page.evaluate("() => document.querySelectorAll('attention-live')[1].state()"), figure, "x\ufffdy")
         added = page.evaluate("""async () => {
             const figure = document.createElement('attention-live');
             figure.setAttribute('text', '\\uDE00 new');
             document.querySelector('h2').before(figure);
+            figure.scrollIntoView();  // in view: computed at once, not only tokenized
             await figure.ready;
-            await new Promise((resolve) => { const wait = () => figure.state().ids.length ? resolve() : setTimeout(wait, 20); wait(); });
+            const shown = () => { const state = figure.state(); return state.ids.length > 0 && state.matrix.length === state.ids.length; };
+            await new Promise((resolve) => { const wait = () => shown() ? resolve() : setTimeout(wait, 20); wait(); });
             const state = figure.state();
             figure.remove();
             return state;
@@ -143,7 +146,8 @@ def test_a_text_attribute_with_a_lone_surrogate_is_taken_as_the_box_takes_it(cou
     finally:
         page.remove_listener("pageerror", record)
         page.evaluate("t => document.querySelectorAll('attention-live')[1].setAttribute('text', t)", TEXTS[1])
-        page.wait_for_function("t => document.querySelectorAll('attention-live')[1].state().text === t", arg=TEXTS[1], timeout=WAIT_MS)
+        page.wait_for_function("""t => { const state = document.querySelectorAll('attention-live')[1].state();
+            return state.text === t && state.ids.length > 0; }""", arg=TEXTS[1], timeout=WAIT_MS)
 
 
 def test_a_figure_below_the_fold_waits_until_scrolled_to(playwright, tmp_path, figure):
