@@ -33,10 +33,10 @@ export function readLink(hash, config, maxChars, normalise = (text) => text) {
   if (raw === "") return { view, changes };
   // URLSearchParams reads a "%" that starts no escape as it stands, and escaped bytes that are not
   // UTF-8 as U+FFFD (the URL Standard's percent-decoding): each notice says which happened.
-  const strayPercent = /%(?![0-9A-Fa-f]{2})/g;
-  if (strayPercent.test(raw)) changes.push('A "%" in the link starts no percent-escape (two hex digits); it is read as a plain "%".');
+  const escaped = raw.replace(/%(?![0-9A-Fa-f]{2})/g, "%25"); // each stray "%" as the escape of "%"
+  if (escaped !== raw) changes.push('A "%" in the link starts no percent-escape (two hex digits); it is read as a plain "%".');
   try {
-    decodeURIComponent(raw.replace(strayPercent, "%25"));
+    decodeURIComponent(escaped);
   } catch {
     changes.push("Part of the link was not valid percent-encoding of UTF-8; it is read with � in its place.");
   }
