@@ -79,7 +79,7 @@ function queryAfter(previous, result, token) {
 /** The loading line: the step, the megabytes downloaded of the total and, once the rate is known
  *  (after 2 s), about how long is left at the rate so far. `startedAt`: performance.now() at the start. */
 function describeLoading({ stage, downloaded, total }, startedAt) {
-  const step = stage === "python" ? "Starting Python (Pyodide) and numpy" : "Loading the figure's Python package and the model";
+  const step = stage === "python" ? "Starting Python (Pyodide)" : "Loading numpy, the figure's Python package and the model";
   const seconds = (performance.now() - startedAt) / 1000;
   const left = downloaded > 0 && seconds >= 2 && downloaded < total ? (total - downloaded) / (downloaded / seconds) : null;
   const time = left === null ? "" : left < 60 ? ` · about ${Math.max(1, Math.round(left))} s left` : ` · about ${Math.round(left / 60)} min left`;

@@ -117,13 +117,15 @@ async function snapshotWorthFetching(stored, probesIn, probes, snapshotBytes) {
  *      checked fetch does not see. Once the scripts, the wasm and the standard library are in,
  *      Python's memory snapshot is fetched where that is worth it (snapshotWorthFetching, judged by
  *      those four downloads; at once where the offline copy holds it);
- *   2. the packages' wheels (numpy: 3 MB), which loadPyodide asks for only once Python runs, and the
- *      figure's wheel;
+ *   2. numpy's wheel (3 MB) and the figure's;
  *   3. the model and the tokenizer, needed last.
- * Python is restored from the snapshot (made at build time by snapshot.mjs) instead of started, and
- * numpy loads as part of it; the figure's wheel is unpacked into site-packages; every download's check
- * must have passed before the figure says it is ready. A failed download fails where it is awaited,
- * or in loadPyodide, which asks for it again. */
+ * Python is restored from the snapshot (made at build time by snapshot.mjs) instead of started. Both
+ * wheels are unpacked into site-packages as an installer would, not loaded as Pyodide packages:
+ * Pyodide's loadPackage instantiates every one of numpy's 19 extension modules (7.5 MB of wasm) before
+ * Python runs, while `import numpy` and the figure need three of them (4.6 MB), which Python's import
+ * then loads itself (Emscripten's dlopen, synchronous in a worker); measured in docs/benchmark.md.
+ * Every download's check must have passed before the figure says it is ready. A failed download fails
+ * where it is awaited, or in loadPyodide, which asks for it again. */
 async function init(base, manifest) {
   let stage = "python";
   total = manifest.startup.reduce((sum, path) => sum + manifest.files[path].bytes, 0);
@@ -157,26 +159,20 @@ async function init(base, manifest) {
     progress(stage);
   }
   const pythonIn = Promise.allSettled([wasm, stdlib, lock, snapshot]);
-  const packageWheels = manifest.startup.filter((path) => path.startsWith(manifest.pyodide) && path.endsWith(".whl"));
-  const packagesIn = pythonIn.then(() => Promise.allSettled(packageWheels.map((path) => intoHttpCache(url(path)))));
-  const wheel = pythonIn.then(() => fetchBytes(url(manifest.wheel)));
-  const files = Promise.allSettled([packagesIn, wheel]).then(() => Promise.all([fetchBytes(url(manifest.model)), fetchBytes(url(manifest.tokenizer))]));
-  for (const download of [files, wheel]) download.catch(() => {}); // a failure is reported where it is awaited, below
-  pyodide = await step("python", `Python and ${manifest.packages.join(" and ")} (${pythonFiles.join(", ")} and their wheels)`, async () => {
-    const python = await loadPyodideOrFail({ indexURL, _loadSnapshot: snapshot, packages: manifest.packages });
-    const missing = manifest.packages.filter((name) => !(name in python.loadedPackages));
-    if (missing.length) throw new Error(`${missing.join(", ")} not installed (a failed download, or a wheel whose sha256 differs from pyodide-lock.json)`);
-    return python;
-  });
+  const wheelPaths = [...manifest.wheels, manifest.wheel]; // numpy's (from Pyodide's lock), then the figure's
+  const wheels = pythonIn.then(() => Promise.all(wheelPaths.map((path) => fetchBytes(url(path)))));
+  const files = wheels.catch(() => {}).then(() => Promise.all([fetchBytes(url(manifest.model)), fetchBytes(url(manifest.tokenizer))]));
+  for (const download of [files, wheels]) download.catch(() => {}); // a failure is reported where it is awaited, below
+  pyodide = await step("python", `Python (${pythonFiles.join(", ")})`, () => loadPyodideOrFail({ indexURL, _loadSnapshot: snapshot }));
   stage = "package";
   progress(stage);
-  await step("package", `the figure's Python package (${manifest.wheel})`, async () => {
-    // A pure-Python wheel with no dependencies: unpacked into site-packages as an installer would
-    // (Pyodide's unpackArchive), without importing micropip. The snapshot already holds the package's
-    // modules that need no numpy (snapshot.mjs), imported from these same files at build time; the
-    // import system sees that the folder changed since (its modification time) and reads it again.
+  await step("package", `numpy and the figure's Python package (${wheelPaths.join(", ")})`, async () => {
+    // Unpacked into site-packages as an installer would (Pyodide's unpackArchive), without micropip or
+    // Pyodide's loadPackage (see above). The snapshot already holds the package's modules that need no
+    // numpy (snapshot.mjs), imported from these same files at build time; the import system sees that
+    // the folder changed since (its modification time) and reads it again.
     const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
-    pyodide.unpackArchive(await wheel, "whl", { extractDir: sitePackages });
+    for (const bytes of await wheels) pyodide.unpackArchive(bytes, "whl", { extractDir: sitePackages });
   });
   const [modelBytes, tokenizerBytes] = await step("model", `the model (${manifest.model}, ${manifest.tokenizer})`, () => files);
   await step("figure", `the model in Python (attention_live.figure with ${manifest.model})`, () => {
