@@ -161,22 +161,26 @@ async function init(base, manifest) {
   const pythonIn = Promise.allSettled([wasm, stdlib, lock, snapshot]);
   const wheelPaths = [...manifest.wheels, manifest.wheel]; // numpy's (from Pyodide's lock), then the figure's
   const wheels = pythonIn.then(() => Promise.all(wheelPaths.map((path) => fetchBytes(url(path)))));
-  const files = wheels.catch(() => {}).then(() => Promise.all([fetchBytes(url(manifest.model)), fetchBytes(url(manifest.tokenizer))]));
+  // Asked for as soon as the wheels are in, before they are unpacked and imported (registered before
+  // the step below awaits the wheels, so this runs first): it downloads while Python imports numpy.
+  const fetchModel = () => Promise.all([fetchBytes(url(manifest.model)), fetchBytes(url(manifest.tokenizer))]);
+  const files = wheels.then(fetchModel, fetchModel);
   for (const download of [files, wheels]) download.catch(() => {}); // a failure is reported where it is awaited, below
   pyodide = await step("python", `Python (${pythonFiles.join(", ")})`, () => loadPyodideOrFail({ indexURL, _loadSnapshot: snapshot }));
   stage = "package";
   progress(stage);
-  await step("package", `numpy and the figure's Python package (${wheelPaths.join(", ")})`, async () => {
+  const Figure = await step("package", `numpy and the figure's Python package (${wheelPaths.join(", ")})`, async () => {
     // Unpacked into site-packages as an installer would (Pyodide's unpackArchive), without micropip or
     // Pyodide's loadPackage (see above). The snapshot already holds the package's modules that need no
     // numpy (snapshot.mjs), imported from these same files at build time; the import system sees that
-    // the folder changed since (its modification time) and reads it again.
+    // the folder changed since (its modification time) and reads it again. Imported (numpy with it)
+    // while the model may still be downloading.
     const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
     for (const bytes of await wheels) pyodide.unpackArchive(bytes, "whl", { extractDir: sitePackages });
+    return pyodide.pyimport("attention_live.figure").Figure;
   });
   const [modelBytes, tokenizerBytes] = await step("model", `the model (${manifest.model}, ${manifest.tokenizer})`, () => files);
   await step("figure", `the model in Python (attention_live.figure with ${manifest.model})`, () => {
-    const Figure = pyodide.pyimport("attention_live.figure").Figure;
     const modelPy = pyodide.toPy(modelBytes); // a Python memoryview holding a copy of the bytes
     const tokenizerPy = pyodide.toPy(tokenizerBytes);
     model = Figure(modelPy, tokenizerPy, manifest.files[manifest.model].sha256);
