@@ -86,6 +86,13 @@ def sha256_of(path):
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
+def unzipped_entry(gzip_path, key):
+    """build.json's entry for a gzip file's contents, which the offline copy stores unzipped under ``key``
+    (a path in the build's folder that the server never has): {"key", "bytes", "sha256"}."""
+    data = gzip.decompress(Path(gzip_path).read_bytes())
+    return {"key": key, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+
+
 def run(command, **kwargs):
     print("$", " ".join(command), flush=True)
     subprocess.run(command, check=True, **kwargs)
@@ -448,6 +455,7 @@ def build(pyodide_dir=None, dist=DIST, model=WEIGHTS):
         "pyodide": "pyodide/",
         "wheels": [f"pyodide/{lock['packages'][name]['file_name']}" for name in PYODIDE_PACKAGES],  # unpacked by the worker
         "snapshot": SNAPSHOT,
+        "snapshot_unzipped": unzipped_entry(folder / SNAPSHOT, SNAPSHOT.removesuffix(".gz")),  # stored by sw.js
         "wheel": f"wheels/{wheel}",
         "model": "weights/model.safetensors",  # its bytes and sha256 are in "files"
         "tokenizer": "weights/tokenizer.json",

@@ -5,9 +5,11 @@ against CPython's Figure; readiness is always a signal (data-state, a message, t
 """
 
 import contextlib
+import hashlib
 import json
 import shutil
 import time
+import zlib
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
 import pytest
@@ -490,6 +492,47 @@ def test_a_fast_network_starts_python_from_its_snapshot(playwright, compressed):
         figure_page.open(url + "/")
         figure_page.page.wait_for_selector("html[data-offline]", state="attached")
     assert "sw.js" in requested and "snapshot.bin.gz" in requested[:requested.index("sw.js")], " ".join(requested)
+
+
+STORED_SNAPSHOT = """async (key) => {
+    const response = await caches.match(new URL(key, document.baseURI.replace(/[^/]*$/, "") + window.attentionLive.state().build + "/").href);
+    if (!response) return null;
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", await response.arrayBuffer()));
+    return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}"""
+DAMAGE_STORED_SNAPSHOT = """async (key) => {
+    const url = new URL(key, document.baseURI.replace(/[^/]*$/, "") + window.attentionLive.state().build + "/").href;
+    const [name] = await caches.keys();
+    const cache = await caches.open(name);
+    const bytes = new Uint8Array(await (await cache.match(url)).arrayBuffer());
+    bytes[bytes.length >> 1] ^= 0x40;
+    await cache.put(url, new Response(bytes));
+}"""
+
+
+def test_a_later_visit_starts_python_from_the_stored_unzipped_snapshot(playwright, figure):
+    """The offline copy stores Python's memory snapshot unzipped (sw.js), its sha256 the one of the
+    build's gzip file's contents (unzipped here with zlib), and the next visit's Python starts from it
+    with the same numbers; a stored copy that is not the build's is not used: that visit downloads
+    and unzips the gzip file, as a first visit does."""
+    folder = build.build_folder(build.DIST)
+    manifest = json.loads((folder / "build.json").read_text())
+    unzipped = zlib.decompress((folder / manifest["snapshot"]).read_bytes(), 16 + zlib.MAX_WBITS)
+    key = manifest["snapshot_unzipped"]["key"]
+    with serving(build.make_server(0)) as url, browser_context(playwright) as context:
+        figure_page = FigurePage(context.new_page())
+        figure_page.open(url + "/")
+        figure_page.page.wait_for_selector("html[data-offline]", state="attached", timeout=WAIT_MS)
+        assert figure_page.state()["runtime"]["snapshot"] == "downloaded"
+        assert figure_page.page.evaluate(STORED_SNAPSHOT, key) == hashlib.sha256(unzipped).hexdigest()
+        for damaged, started_from in ((False, "stored"), (True, "downloaded")):
+            if damaged:
+                figure_page.page.evaluate(DAMAGE_STORED_SNAPSHOT, key)
+            figure_page.page.reload()
+            assert figure_page.settled() == "ready", figure_page.status()
+            assert figure_page.state()["runtime"]["snapshot"] == started_from
+            figure_page.page.evaluate("() => window.attentionLive.setText('Then the Queen turned to Alice and said')")
+            check_view(figure_page, figure)
 
 
 @pytest.mark.parametrize("bits_per_second", [1.6e6, 4e5], ids=["slow 4G", "400 kbps"])

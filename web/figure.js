@@ -740,7 +740,8 @@ export class AttentionFigure {
        *  probabilities, 0 after i); panels which views below the chips are open; whatIf and knockout the
        *  what-ifs on; reused how many positions' keys and values came from the KV cache on the last
        *  update; build the id of the build running (build.json's "build"), null until it has arrived;
-       *  runtime the Python serving the figure ({id, kind: "shared" | "dedicated", figures}), null until
+       *  runtime the Python serving the figure ({id, kind: "shared" | "dedicated", snapshot: "stored" |
+       *  "downloaded" | "none", figures}), null until
        *  it runs. */
       state() {
         const now = figure.viewState.get();

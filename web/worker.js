@@ -19,9 +19,12 @@
  * Messages out:  {type: "progress", stage, downloaded, total}   stage "python" | "package"; bytes so far,
  *                                                      of the total of build.json's "startup" files
  *                {type: "step", what}                  a loading step begins (what: its files)
- *                {type: "ready", runtime: {id, kind, steps}}  Python runs: id made when it started, kind
- *                                                      "shared" or "dedicated", steps the end of each loading
- *                                                      step (ms since the epoch, for the pages' timings)
+ *                {type: "ready", runtime: {id, kind, snapshot, steps}}  Python runs: id made when it started,
+ *                                                      kind "shared" or "dedicated", snapshot where Python's
+ *                                                      memory snapshot came from ("stored": the offline copy's
+ *                                                      unzipped one, "downloaded", or "none": started without),
+ *                                                      steps the end of each loading step (ms since the
+ *                                                      epoch, for the pages' timings)
  *                {type: "runtime", figures}            to every connection, whenever the number of figures
  *                                                      served changes
  *                {type: "result", id, text, ids, labels, tokensDropped, charsDropped, cache,
@@ -59,6 +62,30 @@ async function intoHttpCache(url) {
 async function fetchGunzipped(url) {
   const response = await fetch(url);
   return new Uint8Array(await new Response(response.body.pipeThrough(new DecompressionStream("gzip"))).arrayBuffer());
+}
+
+/* The offline copy (sw.js) also stores Python's memory snapshot unzipped (build.json's
+ * "snapshot_unzipped": its key, bytes and sha256), so that a later visit does not gunzip 25 MB on this
+ * thread before Python can start (docs/benchmark.md). `storedUnzippedSnapshot` resolves with the stored
+ * Response, or null where none is stored or Cache Storage is refused; `checkedSnapshot` with its bytes
+ * (Uint8Array) once checked against build.json, or null where they are not the build's (then the gzip
+ * file serves, as on a first visit). */
+async function storedUnzippedSnapshot(base, entry) {
+  try {
+    return (await self.caches?.match(new URL(entry.key, base).href)) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+async function checkedSnapshot(response, entry) {
+  try {
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    await checkBytes(bytes, entry.key, entry); // checked-fetch.js
+    return bytes;
+  } catch {
+    return null;
+  }
 }
 
 let total = 0; // bytes of build.json's "startup" files: what a first visit downloads
@@ -141,6 +168,7 @@ async function init(base, manifest) {
   const [pyodideJs, asmJs] = [pyodideJsURL, asmJsURL].map(fetchBytes);
   const [wasm, stdlib, lock] = [wasmURL, stdlibURL, lockURL].map(intoHttpCache);
   const snapshotURL = url(manifest.snapshot);
+  const unzipped = storedUnzippedSnapshot(base, manifest.snapshot_unzipped);
   const stored = Promise.resolve().then(() => self.caches?.match(snapshotURL)).catch(() => undefined); // no Cache Storage (or refused): none stored
   for (const download of [asmJs, wasm, stdlib, lock]) download.catch(() => {}); // a failure is reported where it is awaited, or by loadPyodide
   await step("pyodide.js", `Python (${manifest.pyodide}pyodide.js)`, async () => {
@@ -150,11 +178,24 @@ async function init(base, manifest) {
   await step("pyodide.asm.js", `Python (${manifest.pyodide}pyodide.asm.js)`, () => asmJs); // loadPyodide's importScripts then reads it from the HTTP cache
   const pythonFiles = ["pyodide.asm.js", "pyodide.asm.wasm"].map((name) => manifest.pyodide + name);
   let snapshot;
-  if (await snapshotWorthFetching(stored, Promise.all([wasm, stdlib]), [pyodideJsURL, asmJsURL, wasmURL, stdlibURL], manifest.files[manifest.snapshot].bytes)) {
+  let snapshotFrom = "none";
+  const storedUnzipped = await unzipped; // known before its 25 MB are read: read and checked while Pyodide loads
+  if (storedUnzipped) {
+    snapshotFrom = "stored";
+    snapshot = checkedSnapshot(storedUnzipped, manifest.snapshot_unzipped).then((bytes) => {
+      if (bytes) return bytes;
+      snapshotFrom = "downloaded";
+      return fetchGunzipped(snapshotURL);
+    });
+    snapshot.catch(() => {}); // reported by loadPyodide
+    pythonFiles.push(manifest.snapshot_unzipped.key);
+  } else if (await snapshotWorthFetching(stored, Promise.all([wasm, stdlib]), [pyodideJsURL, asmJsURL, wasmURL, stdlibURL], manifest.files[manifest.snapshot].bytes)) {
     snapshot = fetchGunzipped(snapshotURL);
     snapshot.catch(() => {}); // reported by loadPyodide
+    snapshotFrom = "downloaded";
     pythonFiles.push(manifest.snapshot);
-  } else {
+  }
+  if (snapshotFrom !== "downloaded") {
     total -= manifest.files[manifest.snapshot].bytes; // not downloaded on this visit
     progress(stage);
   }
@@ -189,7 +230,7 @@ async function init(base, manifest) {
   await step("checked", "the downloads", () => checks.allPassed());
   const steps = Object.fromEntries(performance.getEntriesByType("mark").filter((mark) => mark.name.startsWith(STEP))
     .map((mark) => [mark.name.slice(STEP.length), performance.timeOrigin + mark.startTime])); // for the pages' own timings
-  runtime = { id: `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`, kind: KIND, steps };
+  runtime = { id: `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`, kind: KIND, snapshot: snapshotFrom, steps };
 }
 
 function takeList(proxy) {
