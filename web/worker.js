@@ -143,7 +143,8 @@ async function snapshotWorthFetching(stored, probesIn, probes, snapshotBytes) {
  *      it downloads (on a slow phone network, for minutes: no progress, no answer) and which the
  *      checked fetch does not see. Once the scripts, the wasm and the standard library are in,
  *      Python's memory snapshot is fetched where that is worth it (snapshotWorthFetching, judged by
- *      those four downloads; at once where the offline copy holds it);
+ *      those four downloads; at once where the offline copy holds it), unless the offline copy holds
+ *      it unzipped (storedUnzippedSnapshot);
  *   2. numpy's wheel (3 MB) and the figure's;
  *   3. the model and the tokenizer, needed last.
  * Python is restored from the snapshot (made at build time by snapshot.mjs) instead of started. Both
@@ -185,6 +186,7 @@ async function init(base, manifest) {
     snapshot = checkedSnapshot(storedUnzipped, manifest.snapshot_unzipped).then((bytes) => {
       if (bytes) return bytes;
       snapshotFrom = "downloaded";
+      total += manifest.files[manifest.snapshot].bytes; // downloaded after all
       return fetchGunzipped(snapshotURL);
     });
     snapshot.catch(() => {}); // reported by loadPyodide
