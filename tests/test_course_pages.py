@@ -494,14 +494,13 @@ def test_a_fast_network_starts_python_from_its_snapshot(playwright, compressed):
     assert "sw.js" in requested and "snapshot.bin.gz" in requested[:requested.index("sw.js")], " ".join(requested)
 
 
-STORED_SNAPSHOT = """async (key) => {
-    const response = await caches.match(new URL(key, document.baseURI.replace(/[^/]*$/, "") + window.attentionLive.state().build + "/").href);
+STORED_SHA256 = """async (url) => {
+    const response = await caches.match(url);
     if (!response) return null;
     const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", await response.arrayBuffer()));
     return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 }"""
-DAMAGE_STORED_SNAPSHOT = """async (key) => {
-    const url = new URL(key, document.baseURI.replace(/[^/]*$/, "") + window.attentionLive.state().build + "/").href;
+DAMAGE_STORED = """async (url) => {
     const [name] = await caches.keys();
     const cache = await caches.open(name);
     const bytes = new Uint8Array(await (await cache.match(url)).arrayBuffer());
@@ -518,16 +517,16 @@ def test_a_later_visit_starts_python_from_the_stored_unzipped_snapshot(playwrigh
     folder = build.build_folder(build.DIST)
     manifest = json.loads((folder / "build.json").read_text())
     unzipped = zlib.decompress((folder / manifest["snapshot"]).read_bytes(), 16 + zlib.MAX_WBITS)
-    key = manifest["snapshot_unzipped"]["key"]
     with serving(build.make_server(0)) as url, browser_context(playwright) as context:
+        stored_url = f"{url}/{folder.name}/{manifest['snapshot_unzipped']['key']}"
         figure_page = FigurePage(context.new_page())
         figure_page.open(url + "/")
         figure_page.page.wait_for_selector("html[data-offline]", state="attached", timeout=WAIT_MS)
         assert figure_page.state()["runtime"]["snapshot"] == "downloaded"
-        assert figure_page.page.evaluate(STORED_SNAPSHOT, key) == hashlib.sha256(unzipped).hexdigest()
+        assert figure_page.page.evaluate(STORED_SHA256, stored_url) == hashlib.sha256(unzipped).hexdigest()
         for damaged, started_from in ((False, "stored"), (True, "downloaded")):
             if damaged:
-                figure_page.page.evaluate(DAMAGE_STORED_SNAPSHOT, key)
+                figure_page.page.evaluate(DAMAGE_STORED, stored_url)
             figure_page.page.reload()
             assert figure_page.settled() == "ready", figure_page.status()
             assert figure_page.state()["runtime"]["snapshot"] == started_from

@@ -29,11 +29,16 @@ function sha256Hex(buffer) {
   return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** Whether `bytes` (ArrayBuffer) are what build.json lists as `expected` ({bytes, sha256}). */
+async function asListed(bytes, expected) {
+  return bytes.byteLength === expected.bytes && sha256Hex(await crypto.subtle.digest("SHA-256", bytes)) === expected.sha256;
+}
+
 /** Download `path` of this build and check it against `expected` ({bytes, sha256}); a Response to store. */
 async function checkedCopy(path, expected) {
   const response = await fetch(new URL(path, buildFolder), { cache: "force-cache" }); // a build's files never change
   const bytes = await response.arrayBuffer();
-  if (!response.ok || bytes.byteLength !== expected.bytes || sha256Hex(await crypto.subtle.digest("SHA-256", bytes)) !== expected.sha256) {
+  if (!response.ok || !(await asListed(bytes, expected))) {
     throw new Error(`${path} of build ${build} is not the file build.json lists: not stored`);
   }
   return new Response(bytes, { status: 200, statusText: "OK", headers: response.headers });
@@ -75,7 +80,7 @@ async function storeUnzippedSnapshot(cache, manifest) {
   try {
     const gzipped = await cache.match(new URL(manifest.snapshot, buildFolder));
     const bytes = await new Response(gzipped.body.pipeThrough(new DecompressionStream("gzip"))).arrayBuffer();
-    if (bytes.byteLength !== entry.bytes || sha256Hex(await crypto.subtle.digest("SHA-256", bytes)) !== entry.sha256) return;
+    if (!(await asListed(bytes, entry))) return;
     await cache.put(new URL(entry.key, buildFolder), new Response(bytes, { headers: { "Content-Type": "application/octet-stream" } }));
   } catch {
     // the gzip file stays, and serves
