@@ -55,11 +55,17 @@ def require(path, what):
 class EnginePage:
     """What the cross-engine tests do with a page; subclasses implement the primitives."""
 
-    def wait_until(self, predicate, arg=None, timeout_s=WAIT_MS / 1000):
+    def wait_until(self, predicate, arg=None, timeout_s=WAIT_MS / 1000, tolerate=()):
         """Poll the JavaScript function ``predicate(arg)`` until it is truthy (every 50 ms; a readiness
-        signal, never a sleep in its place); TimeoutError after ``timeout_s``."""
+        signal, never a sleep in its place); TimeoutError after ``timeout_s``. A poll that raises one of
+        the exception classes ``tolerate`` counts as not yet (a script sent while a page navigates)."""
         deadline = time.monotonic() + timeout_s
-        while not self.evaluate(predicate, arg):
+        while True:
+            try:
+                if self.evaluate(predicate, arg):
+                    return
+            except tolerate:
+                pass
             if time.monotonic() > deadline:
                 raise TimeoutError(f"timed out waiting for {predicate} ({arg!r})")
             time.sleep(0.05)
@@ -199,7 +205,15 @@ class WebKitPage(EnginePage):
         self.driver.get(url)
 
     def reload(self):
+        """Reload and return once the new document answers scripts. WebKitWebDriver's refresh can return
+        while the page is still navigating, and a script sent then fails with "Could not parse script
+        result" (seen once in CI): the old document is marked, and only the new one's answers count."""
+        from selenium.common.exceptions import WebDriverException
+
+        self.evaluate("() => { window.__beforeReload = true; }")
         self.driver.refresh()
+        self.wait_until("() => document.documentElement !== null && window.__beforeReload === undefined",
+                        tolerate=WebDriverException)
 
     def evaluate(self, fn, arg=None):
         answer = self.driver.execute_async_script(
