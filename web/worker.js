@@ -42,7 +42,7 @@ let started = null; // the Promise of Python's start: made by the first "init", 
 let runtime = null; // {id, kind}, once Python runs
 const connections = new Set(); // every connection that has asked for Python: each hears the loading progress
 
-importScripts("checked-fetch.js", "wasm-guards.js");
+importScripts("checked-fetch.js", "wasm-guards.js", "tar.js");
 
 let checks = null; // from checked-fetch.js: the checks of every download, each failure naming its file
 const downloaded = new Map(); // path -> bytes received so far
@@ -145,10 +145,14 @@ async function snapshotWorthFetching(stored, probesIn, probes, snapshotBytes) {
  *      Python's memory snapshot is fetched where that is worth it (snapshotWorthFetching, judged by
  *      those four downloads; at once where the offline copy holds it), unless the offline copy holds
  *      it unzipped (storedUnzippedSnapshot);
- *   2. numpy's wheel (3 MB) and the figure's;
+ *   2. numpy (a 13 MB tar archive, 2.3 MB with the host's Brotli) and the figure's wheel;
  *   3. the model and the tokenizer, needed last.
- * Python is restored from the snapshot (made at build time by snapshot.mjs) instead of started. Both
- * wheels are unpacked into site-packages as an installer would, not loaded as Pyodide packages:
+ * The waves share a slow link; where the offline copy holds the build (its unzipped snapshot is
+ * stored), nothing comes from the network, and numpy and the wheel are read at once, while Python is
+ * restored.
+ * Python is restored from the snapshot (made at build time by snapshot.mjs) instead of started. numpy's
+ * files are written into site-packages from its tar (tar.js: no unzip), the figure's wheel unpacked
+ * there by Pyodide's unpackArchive; neither is loaded as a Pyodide package:
  * Pyodide's loadPackage instantiates every one of numpy's 19 extension modules (7.5 MB of wasm) before
  * Python runs, while `import numpy` and the figure need three of them (4.6 MB), which Python's import
  * then loads itself (Emscripten's dlopen, synchronous in a worker); measured in docs/benchmark.md.
@@ -202,24 +206,26 @@ async function init(base, manifest) {
     progress(stage);
   }
   const pythonIn = Promise.allSettled([wasm, stdlib, lock, snapshot]);
-  const wheelPaths = [...manifest.wheels, manifest.wheel]; // numpy's (from Pyodide's lock), then the figure's
-  const wheels = pythonIn.then(() => Promise.all(wheelPaths.map((path) => fetchBytes(url(path)))));
-  // Asked for as soon as the wheels are in, before they are unpacked and imported (registered before
-  // the step below awaits the wheels, so this runs first): it downloads while Python imports numpy.
+  const packagePaths = [...manifest.packages, manifest.wheel]; // numpy's tar (from the build's lock), then the figure's wheel
+  const packageFiles = (storedUnzipped ? Promise.resolve() : pythonIn).then(() => Promise.all(packagePaths.map((path) => fetchBytes(url(path)))));
+  // Asked for as soon as numpy and the wheel are in, before they are unpacked and imported (registered
+  // before the step below awaits them, so this runs first): it downloads while Python imports numpy.
   const fetchModel = () => Promise.all([fetchBytes(url(manifest.model)), fetchBytes(url(manifest.tokenizer))]);
-  const files = wheels.then(fetchModel, fetchModel);
-  for (const download of [files, wheels]) download.catch(() => {}); // a failure is reported where it is awaited, below
+  const files = packageFiles.then(fetchModel, fetchModel);
+  for (const download of [files, packageFiles]) download.catch(() => {}); // a failure is reported where it is awaited, below
   pyodide = await step("python", `Python (${pythonFiles.join(", ")})`, () => loadPyodideOrFail({ indexURL, _loadSnapshot: snapshot }));
   stage = "package";
   progress(stage);
-  const Figure = await step("package", `numpy and the figure's Python package (${wheelPaths.join(", ")})`, async () => {
-    // Unpacked into site-packages as an installer would (Pyodide's unpackArchive), without micropip or
-    // Pyodide's loadPackage (see above). The snapshot already holds the package's modules that need no
-    // numpy (snapshot.mjs), imported from these same files at build time; the import system sees that
-    // the folder changed since (its modification time) and reads it again. Imported (numpy with it)
-    // while the model may still be downloading.
+  const Figure = await step("package", `numpy and the figure's Python package (${packagePaths.join(", ")})`, async () => {
+    // Into site-packages as an installer would, without micropip or Pyodide's loadPackage (see above).
+    // The snapshot already holds the package's modules that need no numpy (snapshot.mjs), imported
+    // from the same wheel at build time; the import system sees that the folder changed since (its
+    // modification time) and reads it again. Imported (numpy with it) while the model may still be
+    // downloading.
     const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
-    for (const bytes of await wheels) pyodide.unpackArchive(bytes, "whl", { extractDir: sitePackages });
+    const packages = await packageFiles;
+    for (const tar of packages.slice(0, -1)) writeTar(pyodide.FS, tar, sitePackages);
+    pyodide.unpackArchive(packages.at(-1), "whl", { extractDir: sitePackages });
     return pyodide.pyimport("attention_live.figure").Figure;
   });
   const [modelBytes, tokenizerBytes] = await step("model", `the model (${manifest.model}, ${manifest.tokenizer})`, () => files);
