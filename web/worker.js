@@ -104,8 +104,9 @@ function progress(stage) {
 /* Python's memory snapshot (made by snapshot.mjs) lets Python start about SNAPSHOT_SAVES_MS sooner
  * than a plain start (measured on this project's 2-core machine: docs/benchmark.md), once its 6.3 MB
  * have arrived; over a phone's network they take several seconds. So it is used where it is stored
- * (the offline copy sw.js made on an earlier visit), or where it would arrive within that time,
- * judged by the downloads that came before it (`probes`: their URLs): their bytes on the wire over
+ * (the offline copy sw.js made on an earlier visit), or where it would arrive within that time at
+ * the link's rate. linkRate judges that rate (bytes per ms; Infinity where the snapshot is stored, 0
+ * where a probe failed) by the downloads that came before it (`probes`: their URLs): their bytes on the wire over
  * the time the link was carrying them, from each response's first byte to its last, overlaps counted
  * once (Resource Timing): the link's throughput as this visit has seen it, without the pauses in which
  * this worker was busy between requests, which a busy machine lengthens. Downloads from the HTTP cache
@@ -118,20 +119,24 @@ function progress(stage) {
  * `probesIn` the promise of the probes' downloads, awaited only where none is stored (a failed one:
  * no snapshot, loadPyodide reports the failure). */
 const SNAPSHOT_SAVES_MS = 1000;
+/* numpy and the figure's wheel are asked for with the snapshot, not after Python's files, where at
+ * that rate their bytes as files (a host's compression only shortens that) take at most this long:
+ * on such a link they do not hold Python back, and are in before Python is restored instead of
+ * 100-170 ms after it (docs/benchmark.md). */
+const PACKAGES_WITH_PYTHON_MS = 1000;
 
-async function snapshotWorthFetching(stored, probesIn, probes, snapshotBytes) {
-  if (await stored) return true;
-  if (!(await probesIn.then(() => true, () => false))) return false;
+async function linkRate(stored, probesIn, probes) {
+  if (await stored) return Infinity;
+  if (!(await probesIn.then(() => true, () => false))) return 0;
   const timings = probes.map((url) => performance.getEntriesByName(url, "resource")[0]); // the download itself, not importScripts' read of it
-  if (timings.some((timing) => !timing || timing.transferSize === 0)) return true;
+  if (timings.some((timing) => !timing || timing.transferSize === 0)) return Infinity;
   let ms = 0;
   let carried = -Infinity; // the end of the time counted so far
   for (const t of [...timings].sort((a, b) => a.responseStart - b.responseStart)) {
     ms += Math.max(0, t.responseEnd - Math.max(t.responseStart, carried));
     carried = Math.max(carried, t.responseEnd);
   }
-  const bytesPerMs = timings.reduce((sum, t) => sum + t.encodedBodySize, 0) / Math.max(1, ms);
-  return snapshotBytes / bytesPerMs <= SNAPSHOT_SAVES_MS;
+  return timings.reduce((sum, t) => sum + t.encodedBodySize, 0) / Math.max(1, ms);
 }
 
 /* Start-up, as fast as it can go (each step is timed with a performance mark, for the benchmark).
@@ -142,14 +147,14 @@ async function snapshotWorthFetching(stored, probesIn, probes, snapshotBytes) {
  *      reads it from the HTTP cache: the scripts through importScripts, which blocks this worker while
  *      it downloads (on a slow phone network, for minutes: no progress, no answer) and which the
  *      checked fetch does not see. Once the scripts, the wasm and the standard library are in,
- *      Python's memory snapshot is fetched where that is worth it (snapshotWorthFetching, judged by
- *      those four downloads; at once where the offline copy holds it), unless the offline copy holds
- *      it unzipped (storedUnzippedSnapshot);
+ *      Python's memory snapshot is fetched where that is worth it (linkRate, judged by those four
+ *      downloads; at once where the offline copy holds it), unless the offline copy holds it
+ *      unzipped (storedUnzippedSnapshot);
  *   2. numpy (a 13 MB tar archive, 2.3 MB with the host's Brotli) and the figure's wheel;
  *   3. the model and the tokenizer, needed last.
- * The waves share a slow link; where the offline copy holds the build (its unzipped snapshot is
- * stored), nothing comes from the network, and numpy and the wheel are read at once, while Python is
- * restored.
+ * The waves are for a slow link. Where the offline copy holds the build (its unzipped snapshot is
+ * stored), or the link is fast (PACKAGES_WITH_PYTHON_MS), numpy and the wheel are asked for at once,
+ * and are in while Python is restored.
  * Python is restored from the snapshot (made at build time by snapshot.mjs) instead of started. numpy's
  * files are written into site-packages from its tar (tar.js: no unzip), the figure's wheel unpacked
  * there by Pyodide's unpackArchive; neither is loaded as a Pyodide package:
@@ -182,8 +187,11 @@ async function init(base, manifest) {
   });
   await step("pyodide.asm.js", `Python (${manifest.pyodide}pyodide.asm.js)`, () => asmJs); // loadPyodide's importScripts then reads it from the HTTP cache
   const pythonFiles = ["pyodide.asm.js", "pyodide.asm.wasm"].map((name) => manifest.pyodide + name);
+  const packagePaths = [...manifest.packages, manifest.wheel]; // numpy's tar (from the build's lock), then the figure's wheel
+  const packageBytes = packagePaths.reduce((sum, path) => sum + manifest.files[path].bytes, 0);
   let snapshot;
   let snapshotFrom = "none";
+  let packagesNow = true;
   const storedUnzipped = await unzipped; // known before its 25 MB are read: read and checked while Pyodide loads
   if (storedUnzipped) {
     snapshotFrom = "stored";
@@ -195,19 +203,22 @@ async function init(base, manifest) {
     });
     snapshot.catch(() => {}); // reported by loadPyodide
     pythonFiles.push(manifest.snapshot_unzipped.key);
-  } else if (await snapshotWorthFetching(stored, Promise.all([wasm, stdlib]), [pyodideJsURL, asmJsURL, wasmURL, stdlibURL], manifest.files[manifest.snapshot].bytes)) {
-    snapshot = fetchGunzipped(snapshotURL);
-    snapshot.catch(() => {}); // reported by loadPyodide
-    snapshotFrom = "downloaded";
-    pythonFiles.push(manifest.snapshot);
+  } else {
+    const bytesPerMs = await linkRate(stored, Promise.all([wasm, stdlib]), [pyodideJsURL, asmJsURL, wasmURL, stdlibURL]);
+    packagesNow = packageBytes / bytesPerMs <= PACKAGES_WITH_PYTHON_MS;
+    if (manifest.files[manifest.snapshot].bytes / bytesPerMs <= SNAPSHOT_SAVES_MS) {
+      snapshot = fetchGunzipped(snapshotURL);
+      snapshot.catch(() => {}); // reported by loadPyodide
+      snapshotFrom = "downloaded";
+      pythonFiles.push(manifest.snapshot);
+    }
   }
   if (snapshotFrom !== "downloaded") {
     total -= manifest.files[manifest.snapshot].bytes; // not downloaded on this visit
     progress(stage);
   }
   const pythonIn = Promise.allSettled([wasm, stdlib, lock, snapshot]);
-  const packagePaths = [...manifest.packages, manifest.wheel]; // numpy's tar (from the build's lock), then the figure's wheel
-  const packageFiles = (storedUnzipped ? Promise.resolve() : pythonIn).then(() => Promise.all(packagePaths.map((path) => fetchBytes(url(path)))));
+  const packageFiles = (packagesNow ? Promise.resolve() : pythonIn).then(() => Promise.all(packagePaths.map((path) => fetchBytes(url(path)))));
   // Asked for as soon as numpy and the wheel are in, before they are unpacked and imported (registered
   // before the step below awaits them, so this runs first): it downloads while Python imports numpy.
   const fetchModel = () => Promise.all([fetchBytes(url(manifest.model)), fetchBytes(url(manifest.tokenizer))]);
