@@ -537,6 +537,28 @@ def test_a_later_visit_starts_python_from_the_stored_unzipped_snapshot(playwrigh
             check_view(figure_page, figure)
 
 
+def test_a_later_visit_reads_numpy_straight_from_the_offline_copy(playwright):
+    """On a visit where the offline copy holds the build, the worker reads numpy's tar from Cache
+    Storage itself (worker.js, storedOrFetched), not through a fetch. Seen with sw.js unregistered and
+    the HTTP cache emptied after the first visit: the next visit asks the server for Pyodide's files
+    again, but not for numpy (until the page registers sw.js again once live, and it stores the build)."""
+    numpy = json.loads((build.build_folder() / "build.json").read_text())["packages"][0].rsplit("/", 1)[-1]
+    server, requested = slow_link_server(1e9, 0.0)
+    with serving(server) as url, browser_context(playwright) as context:
+        figure_page = FigurePage(context.new_page())
+        figure_page.open(url + "/")
+        figure_page.page.wait_for_selector("html[data-offline]", state="attached", timeout=WAIT_MS)
+        assert numpy in requested  # the first visit downloads it
+        figure_page.page.evaluate("() => navigator.serviceWorker.getRegistrations().then((all) => Promise.all(all.map((r) => r.unregister())))")
+        context.new_cdp_session(figure_page.page).send("Network.clearBrowserCache")
+        requested.clear()
+        figure_page.page.reload()
+        assert figure_page.settled() == "ready", figure_page.status()
+        assert figure_page.state()["runtime"]["snapshot"] == "stored"
+    before_sw = requested[:requested.index("sw.js")]
+    assert "pyodide.asm.wasm" in before_sw and numpy not in before_sw, " ".join(requested)
+
+
 @pytest.mark.parametrize("bits_per_second", [1.6e6, 4e5], ids=["slow 4G", "400 kbps"])
 def test_a_phone_s_network(playwright, figure, bits_per_second):
     server, requested = slow_link_server(bits_per_second, 0.15)

@@ -52,6 +52,25 @@ async function fetchBytes(url) {
   return new Uint8Array(await (await fetch(url)).arrayBuffer());
 }
 
+/** The bytes of the build's file `path` (Uint8Array) at `url`: read straight from the offline copy
+ *  where it holds them (not through sw.js, whose fetch handler would pass them on in pieces), checked
+ *  against build.json's `expected` {bytes, sha256}; else, or where the stored copy fails its check,
+ *  downloaded (fetchBytes). */
+async function storedOrFetched(url, path, expected) {
+  try {
+    const stored = await self.caches?.match(url);
+    if (stored) {
+      const bytes = new Uint8Array(await stored.arrayBuffer());
+      await checkBytes(bytes, path, expected); // checked-fetch.js
+      downloaded.set(path, bytes.length);
+      return bytes;
+    }
+  } catch {
+    // no Cache Storage, or a stored copy that is not the build's: downloaded instead
+  }
+  return fetchBytes(url);
+}
+
 /** Download `url` into the HTTP cache (a build's files are cached for good), for Pyodide to read
  *  from there when it asks; resolves with nothing once the body has arrived. */
 async function intoHttpCache(url) {
@@ -154,7 +173,9 @@ async function linkRate(stored, probesIn, probes) {
  *   3. the model and the tokenizer, needed last.
  * The waves are for a slow link. Where the offline copy holds the build (its unzipped snapshot is
  * stored), or the link is fast (PACKAGES_WITH_PYTHON_MS), numpy and the wheel are asked for at once,
- * and are in while Python is restored.
+ * and are in while Python is restored; from the offline copy they are read straight from Cache
+ * Storage (storedOrFetched). The wasm is compiled as soon as it arrives (wasm-guards.js' compileEarly),
+ * while the snapshot is still on its way: loadPyodide waits for the snapshot before it instantiates.
  * Python is restored from the snapshot (made at build time by snapshot.mjs) instead of started. numpy's
  * files are written into site-packages from its tar (tar.js: no unzip), the figure's wheel unpacked
  * there by Pyodide's unpackArchive; neither is loaded as a Pyodide package:
@@ -176,7 +197,8 @@ async function init(base, manifest) {
   const [pyodideJsURL, asmJsURL, wasmURL, stdlibURL, lockURL] = ["pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"]
     .map((name) => new URL(name, indexURL).href);
   const [pyodideJs, asmJs] = [pyodideJsURL, asmJsURL].map(fetchBytes);
-  const [wasm, stdlib, lock] = [wasmURL, stdlibURL, lockURL].map(intoHttpCache);
+  const wasm = fetch(wasmURL).then(compileEarly); // compiled while the snapshot is read (wasm-guards.js)
+  const [stdlib, lock] = [stdlibURL, lockURL].map(intoHttpCache);
   const snapshotURL = url(manifest.snapshot);
   const unzipped = storedUnzippedSnapshot(base, manifest.snapshot_unzipped);
   const stored = Promise.resolve().then(() => self.caches?.match(snapshotURL)).catch(() => undefined); // no Cache Storage (or refused): none stored
@@ -218,7 +240,8 @@ async function init(base, manifest) {
     progress(stage);
   }
   const pythonIn = Promise.allSettled([wasm, stdlib, lock, snapshot]);
-  const packageFiles = (packagesNow ? Promise.resolve() : pythonIn).then(() => Promise.all(packagePaths.map((path) => fetchBytes(url(path)))));
+  const packageFiles = (packagesNow ? Promise.resolve() : pythonIn).then(() => Promise.all(packagePaths.map((path) =>
+    (storedUnzipped ? storedOrFetched(url(path), path, manifest.files[path]) : fetchBytes(url(path)))))); // no offline copy: caches.match would only delay the request
   // Asked for as soon as numpy and the wheel are in, before they are unpacked and imported (registered
   // before the step below awaits them, so this runs first): it downloads while Python imports numpy.
   const fetchModel = () => Promise.all([fetchBytes(url(manifest.model)), fetchBytes(url(manifest.tokenizer))]);
