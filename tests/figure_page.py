@@ -321,8 +321,8 @@ class SlowLink(build.StaticHandler):
     """dist/ through one shared link of ``bits_per_second`` with ``round_trip_s`` before each response,
     as a phone's network is: every connection's bytes wait their turn in one token bucket. Each
     subclass (slow_link_server) has its own bucket and its own ``requested``: the file name of each
-    request, and "NAME sent" once its last byte is, in order. ``compressed`` False: a host that sends
-    every file as it is (no precompressed copy, whatever the request accepts)."""
+    request, in order. ``compressed`` False: a host that sends every file as it is (no precompressed
+    copy, whatever the request accepts)."""
 
     bits_per_second, round_trip_s, compressed = 1.6e6, 0.15, True
     requested = []
@@ -332,15 +332,8 @@ class SlowLink(build.StaticHandler):
     def log_message(self, format, *args):
         pass
 
-    def file_name(self):
-        return self.path.split("?")[0].rsplit("/", 1)[-1]
-
-    def do_GET(self):
-        super().do_GET()
-        type(self).requested.append(f"{self.file_name()} sent")
-
     def send_head(self):
-        type(self).requested.append(self.file_name())
+        type(self).requested.append(self.path.split("?")[0].rsplit("/", 1)[-1])
         time.sleep(self.round_trip_s)  # the network's delay, in the server's thread
         if not self.compressed:
             del self.headers["Accept-Encoding"]
@@ -357,7 +350,7 @@ class SlowLink(build.StaticHandler):
 
 def slow_link_server(bits_per_second, round_trip_s, directory=None, compressed=True):
     """A server of ``directory`` (dist/) on a free 127.0.0.1 port through a SlowLink of its own: (the
-    server, for ``serving``; its ``requested``, filled as they come)."""
+    server, for ``serving``; the list of requested file names, filled as they come)."""
     handler = type("Link", (SlowLink,), {"bits_per_second": bits_per_second, "round_trip_s": round_trip_s, "compressed": compressed,
                                          "next_free": 0.0, "requested": [], "lock": threading.Lock()})
     server = build.QuietServer(("127.0.0.1", 0), functools.partial(handler, directory=str(directory or build.DIST)))
