@@ -52,23 +52,40 @@ async function fetchBytes(url) {
   return new Uint8Array(await (await fetch(url)).arrayBuffer());
 }
 
-/** The bytes of the build's file `path` (Uint8Array) at `url`: read straight from the offline copy
- *  where it holds them (not through sw.js, whose fetch handler would pass them on in pieces), checked
- *  against build.json's `expected` {bytes, sha256}; else, or where the stored copy fails its check,
- *  downloaded (fetchBytes). */
-async function storedOrFetched(url, path, expected) {
+/* The offline copy (sw.js) holds a build's files, and Python's memory snapshot unzipped as well
+ * (build.json's "snapshot_unzipped": its key, bytes and sha256), so that a later visit does not gunzip
+ * 25 MB on this thread before Python can start (docs/benchmark.md). The worker reads what it needs
+ * early straight from Cache Storage, not through sw.js's fetch handler, which passes 13 MB on in
+ * pieces, 200-360 ms slower. `storedCopy` resolves with the stored Response for `url`, or null where
+ * none is stored or Cache Storage is refused; `checkedCopy` with its bytes (Uint8Array) once checked
+ * against build.json's `expected` {bytes, sha256} for `path`, or null where they are not the build's
+ * (then the file is downloaded, as on a first visit). */
+async function storedCopy(url) {
   try {
-    const stored = await self.caches?.match(url);
-    if (stored) {
-      const bytes = new Uint8Array(await stored.arrayBuffer());
-      await checkBytes(bytes, path, expected); // checked-fetch.js
-      downloaded.set(path, bytes.length);
-      return bytes;
-    }
+    return (await self.caches?.match(url)) ?? null;
   } catch {
-    // no Cache Storage, or a stored copy that is not the build's: downloaded instead
+    return null;
   }
-  return fetchBytes(url);
+}
+
+async function checkedCopy(response, path, expected) {
+  try {
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    await checkBytes(bytes, path, expected); // checked-fetch.js
+    return bytes;
+  } catch {
+    return null;
+  }
+}
+
+/** The bytes of the build's file `path` (Uint8Array) at `url`, listed in build.json as `expected`:
+ *  the offline copy's where it holds them and they pass the check, else downloaded (fetchBytes). */
+async function storedOrFetched(url, path, expected) {
+  const stored = await storedCopy(url);
+  const bytes = stored && (await checkedCopy(stored, path, expected));
+  if (!bytes) return fetchBytes(url);
+  downloaded.set(path, bytes.length);
+  return bytes;
 }
 
 /** Download `url` into the HTTP cache (a build's files are cached for good), for Pyodide to read
@@ -81,30 +98,6 @@ async function intoHttpCache(url) {
 async function fetchGunzipped(url) {
   const response = await fetch(url);
   return new Uint8Array(await new Response(response.body.pipeThrough(new DecompressionStream("gzip"))).arrayBuffer());
-}
-
-/* The offline copy (sw.js) also stores Python's memory snapshot unzipped (build.json's
- * "snapshot_unzipped": its key, bytes and sha256), so that a later visit does not gunzip 25 MB on this
- * thread before Python can start (docs/benchmark.md). `storedUnzippedSnapshot` resolves with the stored
- * Response, or null where none is stored or Cache Storage is refused; `checkedSnapshot` with its bytes
- * (Uint8Array) once checked against build.json, or null where they are not the build's (then the gzip
- * file serves, as on a first visit). */
-async function storedUnzippedSnapshot(base, entry) {
-  try {
-    return (await self.caches?.match(new URL(entry.key, base).href)) ?? null;
-  } catch {
-    return null;
-  }
-}
-
-async function checkedSnapshot(response, entry) {
-  try {
-    const bytes = new Uint8Array(await response.arrayBuffer());
-    await checkBytes(bytes, entry.key, entry); // checked-fetch.js
-    return bytes;
-  } catch {
-    return null;
-  }
 }
 
 let total = 0; // bytes of build.json's "startup" files: what a first visit downloads
@@ -168,7 +161,7 @@ async function linkRate(stored, probesIn, probes) {
  *      checked fetch does not see. Once the scripts, the wasm and the standard library are in,
  *      Python's memory snapshot is fetched where that is worth it (linkRate, judged by those four
  *      downloads; at once where the offline copy holds it), unless the offline copy holds it
- *      unzipped (storedUnzippedSnapshot);
+ *      unzipped (storedCopy);
  *   2. numpy (a 13 MB tar archive, 2.3 MB with the host's Brotli) and the figure's wheel;
  *   3. the model and the tokenizer, needed last.
  * The waves are for a slow link. Where the offline copy holds the build (its unzipped snapshot is
@@ -200,7 +193,7 @@ async function init(base, manifest) {
   const wasm = fetch(wasmURL).then(compileEarly); // compiled while the snapshot is read (wasm-guards.js)
   const [stdlib, lock] = [stdlibURL, lockURL].map(intoHttpCache);
   const snapshotURL = url(manifest.snapshot);
-  const unzipped = storedUnzippedSnapshot(base, manifest.snapshot_unzipped);
+  const unzipped = storedCopy(new URL(manifest.snapshot_unzipped.key, base).href);
   const stored = Promise.resolve().then(() => self.caches?.match(snapshotURL)).catch(() => undefined); // no Cache Storage (or refused): none stored
   for (const download of [asmJs, wasm, stdlib, lock]) download.catch(() => {}); // a failure is reported where it is awaited, or by loadPyodide
   await step("pyodide.js", `Python (${manifest.pyodide}pyodide.js)`, async () => {
@@ -217,7 +210,7 @@ async function init(base, manifest) {
   const storedUnzipped = await unzipped; // known before its 25 MB are read: read and checked while Pyodide loads
   if (storedUnzipped) {
     snapshotFrom = "stored";
-    snapshot = checkedSnapshot(storedUnzipped, manifest.snapshot_unzipped).then((bytes) => {
+    snapshot = checkedCopy(storedUnzipped, manifest.snapshot_unzipped.key, manifest.snapshot_unzipped).then((bytes) => {
       if (bytes) return bytes;
       snapshotFrom = "downloaded";
       total += manifest.files[manifest.snapshot].bytes; // downloaded after all
