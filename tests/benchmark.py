@@ -554,7 +554,7 @@ def targets(report):
     block = report["updates"][TOKEN_COUNTS[-1]]
     rows += [(f"edit near start p95 at {TOKEN_COUNTS[-1]} tokens", block["edit_start"]["frame"]["p95"], TARGETS_MS["edit_start"]),
              (f"paste p95 at {TOKEN_COUNTS[-1]} tokens", block["paste"]["frame"]["p95"], TARGETS_MS["paste"]),
-             ("cold start to live (median)", report["startup"]["cold_ms"]["live"]["median"], 3000.0),
+             ("cold start to live (median)", report["startup"]["cold_ms"]["live"]["median"], 2500.0),  # issue 22, part 2 (3,000 before it)
              ("warm start to live (median)", report["startup"]["warm_ms"]["live"]["median"], 1500.0),
              ("first paint of the figure (median)", report["startup"]["cold_ms"]["first-paint"]["median"], 500.0),
              ("memory growth 100 -> 1000 updates (MB)", report["memory"]["growth_mb"], 10.0),
