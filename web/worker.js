@@ -127,7 +127,7 @@ function progress(stage) {
  * most what the link carries): over a link faster than the browser takes in what it receives, a
  * compressed download's time is the browser's decoding, not the link's. So the probes include the
  * standard library's zip, which hosts send as it is (a zip does not compress); measurements in
- * docs/benchmark.md. `stored` is the promise of caches.match(the snapshot's URL);
+ * docs/benchmark.md. `stored` is the promise of storedCopy(the snapshot's URL);
  * `probesIn` the promise of the probes' downloads, awaited only where none is stored (a failed one:
  * no snapshot, loadPyodide reports the failure). */
 const SNAPSHOT_SAVES_MS = 1000;
@@ -194,7 +194,7 @@ async function init(base, manifest) {
   const [stdlib, lock] = [stdlibURL, lockURL].map(intoHttpCache);
   const snapshotURL = url(manifest.snapshot);
   const unzipped = storedCopy(new URL(manifest.snapshot_unzipped.key, base).href);
-  const stored = Promise.resolve().then(() => self.caches?.match(snapshotURL)).catch(() => undefined); // no Cache Storage (or refused): none stored
+  const stored = storedCopy(snapshotURL); // the gzip file, in the offline copy without the unzipped one (its quota)
   for (const download of [asmJs, wasm, stdlib, lock]) download.catch(() => {}); // a failure is reported where it is awaited, or by loadPyodide
   await step("pyodide.js", `Python (${manifest.pyodide}pyodide.js)`, async () => {
     await pyodideJs;
