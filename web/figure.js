@@ -431,10 +431,12 @@ export class AttentionFigure {
 
   /* After an update removed or hid the element that had the focus (a chip of a shortened text; the
    * matrix or a strip of an emptied one), the focus goes to the query's chip, or to the text box when
-   * there are no tokens: never to the page's body. */
+   * there are no tokens: never to the page's body. Every view hides with the `hidden` attribute
+   * (dom.js), so the attribute tells without a layout (checkVisibility would force one in the middle
+   * of drawing: 7 ms of every update at CPU ×4, docs/benchmark.md). */
   keepFocus(element) {
     if (!element || (document.activeElement !== element && document.activeElement !== document.body)) return;
-    if (element.isConnected && element.checkVisibility()) return;
+    if (element.isConnected && !element.closest("[hidden]")) return;
     (this.el.tokens.querySelector('.chip[tabindex="0"]') ?? this.el.text).focus({ preventScroll: true });
   }
 
@@ -446,7 +448,7 @@ export class AttentionFigure {
     for (const waiter of done) waiter.resolve();
   }
 
-  /* Update latency, for the benchmark: from the input event to the DOM holding its result ("drawn"),
+  /* Update latency, for the benchmark: from the input event (or the setText call) to the DOM holding its result ("drawn"),
    * to the animation frame that shows it ("update"), and to the frame that shows the open panels'
    * numbers for it ("panels": "Show the math" and the next token need more requests to Python). */
   measureUpdate(inputTime, name = "update") {
@@ -677,7 +679,7 @@ export class AttentionFigure {
       setText(text) {
         if (typeof text !== "string") return Promise.reject(new TypeError(`setText needs a string, got ${typeof text}`));
         figure.textReplaced();
-        return figure.submit(figure.intoBox(text));
+        return figure.submit(figure.intoBox(text), performance.now()); // timed from the call, as typing is from its input event
       },
       /** Choose the view: layer and head 1-based as labelled, token 0-based among the shown tokens; a
        *  field left out keeps its value at the time the figure is ready. All fields are checked before
