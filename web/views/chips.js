@@ -15,7 +15,7 @@
  * Keyboard: the chips are one tab stop (the query's chip; roving tabindex); Left and Right move the
  * query one token, Home and End to the first and the last; Enter and Space select the focused chip.
  */
-import { needsLightText, weightCss } from "./colour.js";
+import { needsLightText, weightClass } from "./colour.js";
 import { percent as written } from "./numbers.js";
 import { whenPaused } from "./when-paused.js";
 
@@ -32,7 +32,7 @@ function makeChip(index, onPick, onPreview) {
   chip.className = "chip";
   chip.dataset.index = String(index);
   chip.index = index;
-  chip.shown = { query: false, preview: false, weight: undefined }; // what drawWeights last wrote
+  chip.shown = { query: false, preview: false, weight: undefined, colour: undefined }; // what drawWeights last wrote
   const label = document.createElement("span");
   label.className = "label";
   const percent = document.createElement("span");
@@ -103,7 +103,7 @@ export function drawWeights(container, row, query, previewing, causal = true) {
       chip.classList.remove("strong");
       chip.dataset.masked = "true";
       delete chip.dataset.weight;
-      chip.style.backgroundColor = "";
+      setColour(chip, undefined);
       chip.percentText.data = "";
       continue;
     }
@@ -112,7 +112,7 @@ export function drawWeights(container, row, query, previewing, causal = true) {
       delete chip.dataset.masked;
     }
     chip.classList.toggle("strong", needsLightText(weight));
-    chip.style.backgroundColor = weightCss(weight);
+    setColour(chip, weightClass(weight));
     chip.dataset.weight = String(weight);
     chip.percentText.data = written(weight); // the same text node: no new layout object per keystroke
   }
@@ -130,6 +130,14 @@ export function drawWeights(container, row, query, previewing, causal = true) {
 function nameOf(chip, weight, T) {
   const place = `token ${chip.index + 1} of ${T}`;
   return weight === null ? `«${chip.label}», ${place}, masked (a later token)` : `«${chip.label}» ${written(weight)}, ${place}`;
+}
+
+/* A chip's background: the weight class `colour` (colour.js), or none (undefined: masked). */
+function setColour(chip, colour) {
+  if (chip.shown.colour === colour) return;
+  if (chip.shown.colour) chip.classList.remove(chip.shown.colour);
+  if (colour) chip.classList.add(colour);
+  chip.shown.colour = colour;
 }
 
 function setAttribute(node, name, value) {

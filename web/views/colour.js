@@ -78,6 +78,21 @@ export function weightCss(weight) {
   return CSS[step(weight)];
 }
 
+let weightSheet = null; // one rule per step of the table, adopted by the document on first use
+
+/** The class that gives a chip its weight's background colour: "w0" … "w255", one per step of the
+ *  table. A class, not an inline colour: chips of the same class share one computed style (Blink's
+ *  matched-properties cache), where an inline colour restyles each chip from its rules on every
+ *  keystroke (docs/benchmark.md). */
+export function weightClass(weight) {
+  if (!weightSheet) {
+    weightSheet = new CSSStyleSheet();
+    weightSheet.replaceSync(CSS.map((colour, i) => `.figure .chip.w${i} { background-color: ${colour}; }`).join("\n"));
+    document.adoptedStyleSheets = [...document.adoptedStyleSheets, weightSheet];
+  }
+  return `w${step(weight)}`;
+}
+
 /** True where text on the weight's colour must be white: the colour is dark enough that white
  *  has a contrast of at least 4.5:1 with it (WCAG 2.1, 1.4.3); elsewhere black text has (at least 4.67:1
  *  wherever white has less than 4.5:1). */
