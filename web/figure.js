@@ -452,8 +452,10 @@ export class AttentionFigure {
    * to the animation frame that shows it ("update"), and to the frame that shows the open panels'
    * numbers for it ("panels": "Show the math" and the next token need more requests to Python). */
   measureUpdate(inputTime, name = "update") {
-    if (++this.updateMeasures % 1000 === 0) performance.clearMeasures(); // bounded over long use
-    if (name === "update") performance.measure("attention-live:drawn", { start: inputTime, end: performance.now() });
+    if (name === "update") {
+      if (++this.updateMeasures % 1000 === 0) performance.clearMeasures(); // bounded over long use; never between an edit's measures
+      performance.measure("attention-live:drawn", { start: inputTime, end: performance.now() });
+    }
     requestAnimationFrame(() => performance.measure(`attention-live:${name}`, { start: inputTime, end: performance.now() }));
   }
 
