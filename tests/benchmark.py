@@ -315,6 +315,7 @@ class UpdateBench:
         reader's next key finds it, not while Python still answers the panels for the text before."""
         self.figure_page.set_text(text)
         panels_frame(self.figure_page, self.latest()["start"])
+        self.page.evaluate("() => new Promise((resolve) => requestAnimationFrame(() => resolve()))")  # that frame's rendering done
         new_text = text[:start] + typed + text[end:]
         if by == "setText":
             return self.edit(lambda: self.page.evaluate("t => { window.attentionLive.setText(t); }", new_text), new_text, panels)

@@ -20,7 +20,7 @@ const KINDS = {
 };
 
 /** `current()` gives the [result, state] on screen now; `onAnswer(kind)` is called when an answer for
- *  it has arrived. */
+ *  it has arrived, and `onAnswer(null)` when a request failed (nothing new: the panel stays as it was). */
 export function createAnswers(current, onAnswer) {
   const held = { explain: null, flash: null, predict: null }; // {key, value}: the newest answer of each kind
   const asked = { explain: null, flash: null, predict: null }; // the key of the request on its way
@@ -35,6 +35,10 @@ export function createAnswers(current, onAnswer) {
     async wait(kind, worker, result, state) {
       return this.get(kind, result, state) ?? worker.ask(kind, KINDS[kind].fields(state));
     },
+    /** True while the answer of one of `kinds` for `result` and `state` is on its way. */
+    onTheirWay(kinds, result, state) {
+      return kinds.some((kind) => asked[kind] === KINDS[kind].key(result, state));
+    },
     /** Ask `worker` for `kind` for `result` and `state`, unless that answer is held or on its way. */
     ask(kind, worker, result, state) {
       const key = KINDS[kind].key(result, state);
@@ -48,7 +52,10 @@ export function createAnswers(current, onAnswer) {
           held[kind] = { key, value };
           onAnswer(kind);
         }
-      }, done); // a failed request leaves the panel as it was; the next edit asks again
+      }, () => { // a failed request leaves the panel as it was; the next edit asks again
+        done();
+        onAnswer(null);
+      });
     },
   };
 }

@@ -153,6 +153,8 @@ export class AttentionFigure {
     this.queue = { text: "", requested: 0, shown: 0, waiters: [] }; // the texts given (requested) and shown, by number
     this.announcer = createAnnouncer(this.el.announcer);
     this.answers = createAnswers(() => [this.view.result, this.viewState.get()], (kind) => this.onAnswer(kind));
+    this.answersToDraw = new Set(); // kinds of answers arrived and not yet drawn (onAnswer)
+    this.chipsDrawn = Promise.resolve(); // resolves once the frame that shows the newest result's chips is drawn
     this.channel = null; // this figure's channel to Python, once it runs
     this.manifest = null; // build.json, once downloaded
     this.asked = { changes: [], token: undefined, tokenAsked: undefined }; // what the view asked for could not give, and its token (applied to the first live result) as the link wrote it
@@ -240,13 +242,25 @@ export class AttentionFigure {
     for (const kind of answersShown(state)) this.answers.ask(kind, this.channel, result, state);
   }
 
-  /* An answer of `kind` for the view on screen: only the view that shows it is drawn again (the rest
-   * shows this view already). */
+  /* An answer of `kind` for the view on screen (null: a request failed). Drawn once the frame that
+   * shows the chips of its result has been drawn, and together with the open panels' other answers
+   * on their way (the worker answers them one after another): the chips' frame does not wait for the
+   * panels, and the panels take one frame more, not one per answer (at CPU ×4 a frame of this figure
+   * with its panels open costs 25–35 ms: docs/benchmark.md). */
   onAnswer(kind) {
+    if (kind) this.answersToDraw.add(kind);
     const state = this.viewState.get();
-    if (kind === "predict") this.drawNext(state, null);
-    if (kind === "explain") this.drawMath(state);
-    if (kind === "flash") this.drawFlash(state, state);
+    if (!this.answers.onTheirWay(answersShown(state), this.view.result, state)) this.chipsDrawn.then(() => this.drawAnswers());
+  }
+
+  /* The views of the answers arrived since the last drawn (the rest shows this view already). */
+  drawAnswers() {
+    if (this.answersToDraw.size === 0) return;
+    const state = this.viewState.get();
+    if (this.answersToDraw.has("predict")) this.drawNext(state, null);
+    if (this.answersToDraw.has("explain")) this.drawMath(state);
+    if (this.answersToDraw.has("flash")) this.drawFlash(state, state);
+    this.answersToDraw.clear();
     this.changed(); // the panel's height, where no frame is drawn to tell
     this.measurePanels(this.view.result, state);
   }
@@ -463,6 +477,7 @@ export class AttentionFigure {
   onResult(result, { seq, inputTime, whatIfs }) {
     Object.assign(result, whatIfs); // what the numbers are: the views repaint when it changes (heatmap.js)
     this.show(result);
+    this.chipsDrawn = afterPaint();
     if (inputTime !== undefined) this.measureUpdate(inputTime);
     result.inputTime = inputTime; // for the open panels' own measure, once their answers are drawn
     this.measurePanels(result, this.viewState.get());
