@@ -32,7 +32,8 @@ Math panel (issue 11): ``append`` at 128 tokens with "Show the math" open, to th
 same with its part "Compute it as FlashAttention does" open as well (issue 24).
 
 Panels at CPU ×4 (issue 22, ``measure_panel_runs``): an append at 128 tokens with each set of panels
-open (none; the heads grid and the matrix; "Show the math"; the next token; all four), to the chips'
+open (none; the heads grid and the matrix; "Show the math"; the next token; all four; and for issue 24
+"Show the math" with its part "Compute it as FlashAttention does"), to the chips'
 frame and to the frame that shows the open panels' numbers (``attention-live:panels``), and a change
 near the start with all four open; each run in a fresh page, the last with a phone's viewport
 (390 × 844 CSS px at 3 device pixels per px, touch); the targets are read from the median of the runs.
@@ -393,6 +394,22 @@ def panels_frame(figure_page, start):
         "s => performance.getEntriesByName('attention-live:panels').find(m => m.startTime === s).duration", start)
 
 
+def show_panels(figure_page, panels):
+    """Open, as a visitor does (a click on each summary), the panels named in ``panels``: "heads",
+    "matrix", "math", "next", and "flash", the math panel's part "Compute it as FlashAttention does"
+    (issue 24); close the others."""
+    flash_open = "document.getElementById('flash-part').open"
+    if "flash" not in panels and figure_page.page.evaluate(flash_open):
+        figure_page.open_panel("math")
+        figure_page.page.locator("#flash-part > summary").click()
+        figure_page.wait_until(f"() => !{flash_open}", None)
+    for panel in ("heads", "matrix", "math", "next"):
+        figure_page.open_panel(panel, panel in panels)
+    if "flash" in panels and not figure_page.page.evaluate(flash_open):
+        figure_page.page.locator("#flash-part > summary").click()
+        figure_page.wait_until("() => document.querySelector('#flash-view .flash-title') !== null", None)  # drawn
+
+
 def measure_math_panel(figure_page, figure, repeats, flash=False):
     """Append at 128 tokens with the math panel open (issue 11), and with ``flash`` its part "Compute it
     as FlashAttention does" open too (issue 24): to the frame of the chips and views ("append", as
@@ -400,10 +417,7 @@ def measure_math_panel(figure_page, figure, repeats, flash=False):
     to Python, ``attention-live:panels``)."""
     bench = UpdateBench(figure_page)
     shorter = append_text(figure, TOKEN_COUNTS[-1])
-    figure_page.open_panel("math")
-    if flash:
-        figure_page.page.locator("#flash-part > summary").click()
-        figure_page.wait_until("() => document.querySelector('#flash-view .flash-title') !== null", None)  # drawn
+    show_panels(figure_page, ("math", "flash") if flash else ("math",))
     pairs, math = [], []
     try:
         for _ in range(repeats):
@@ -411,15 +425,13 @@ def measure_math_panel(figure_page, figure, repeats, flash=False):
             pairs.append(pair)
             math.append(shown)
     finally:
-        if flash:
-            figure_page.page.locator("#flash-part > summary").click()
-            figure_page.wait_until("o => document.getElementById('flash-part').open === o", False)
-        figure_page.open_panel("math", False)
+        show_panels(figure_page, ())
     return {"append": summaries(pairs), "math": summary(math)}
 
 
 PANEL_SETS = {"none": (), "grid and matrix": ("heads", "matrix"), "math": ("math",), "next token": ("next",),
-              "all four": ("heads", "matrix", "math", "next")}
+              "all four": ("heads", "matrix", "math", "next"),
+              "math, FlashAttention's part": ("math", "flash")}  # issue 24: its panel within part 1's targets
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "is_mobile": True, "has_touch": True}
 
 
@@ -436,15 +448,14 @@ def measure_panel_sets(figure_page, figure, repeats, by, throttle=4):
     try:
         devtools.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
         for name, panels in PANEL_SETS.items():
-            for panel in ("heads", "matrix", "math", "next"):
-                figure_page.open_panel(panel, panel in panels)
+            show_panels(figure_page, panels)
             times = [bench.append(shorter, by, panels=True) for _ in range(repeats)]
             results[name] = {"append": summaries(times), "panels": summary([t[2] for t in times])}
+        show_panels(figure_page, PANEL_SETS["all four"])
         results["all four edit_start"] = summaries([bench.edit_start(text, by) for _ in range(repeats)])
     finally:
         devtools.send("Emulation.setCPUThrottlingRate", {"rate": 1})
-        for panel in ("heads", "matrix", "math", "next"):
-            figure_page.open_panel(panel, False)
+        show_panels(figure_page, ())
     return results
 
 
