@@ -462,9 +462,10 @@ export class AttentionFigure {
     for (const waiter of done) waiter.resolve();
   }
 
-  /* Update latency, for the benchmark: from the input event (or the setText call) to the DOM holding its result ("drawn"),
-   * to the animation frame that shows it ("update"), and to the frame that shows the open panels'
-   * numbers for it ("panels": "Show the math" and the next token need more requests to Python). */
+  /* Update latency, for the benchmark: from the input event (or the setText call) to the DOM holding
+   * its result ("drawn"), to the animation frame that shows it ("update"), and to the frame that shows
+   * the open panels' numbers for it ("panels": "Show the math" and the next token need more requests
+   * to Python). */
   measureUpdate(inputTime, name = "update") {
     if (name === "update") {
       if (++this.updateMeasures % 1000 === 0) performance.clearMeasures(); // bounded over long use; never between an edit's measures
