@@ -250,11 +250,13 @@ export class AttentionFigure {
   onAnswer(kind) {
     if (kind) this.answersToDraw.add(kind);
     const state = this.viewState.get();
-    if (!this.answers.onTheirWay(answersShown(state), this.view.result, state)) this.chipsDrawn.then(() => this.drawAnswers());
+    const { result } = this.view;
+    if (!result || !this.answers.onTheirWay(answersShown(state), result, state)) this.chipsDrawn.then(() => this.drawAnswers());
   }
 
   /* The views of the answers arrived since the last drawn (the rest shows this view already). */
   drawAnswers() {
+    if (!this.view.result) this.answersToDraw.clear(); // no view to draw them for (a new start)
     if (this.answersToDraw.size === 0) return;
     const state = this.viewState.get();
     if (this.answersToDraw.has("predict")) this.drawNext(state, null);
