@@ -37,6 +37,9 @@ open (none; the heads grid and the matrix; "Show the math"; the next token; all 
 frame and to the frame that shows the open panels' numbers (``attention-live:panels``), and a change
 near the start with all four open; each run in a fresh page, the last with a phone's viewport
 (390 × 844 CSS px at 3 device pixels per px, touch); the targets are read from the median of the runs.
+The page is at its top, as a reader who types sees it (the text box and the chips in view, the pointer
+resting over the page); for information, all four also with the page left at the panels (the chips
+far above the screen), where clicking their summaries scrolled it.
 Measured twice: with the text given by ``attentionLive.setText`` ("panel_sets"), as issue 22 measured
 it (from the call), which the targets judge; and typed ("panel_sets_typed", for information), which
 adds the key press and the text box's own frame on the page's thread (about 20 ms at ×4).
@@ -432,27 +435,46 @@ def measure_math_panel(figure_page, figure, repeats, flash=False):
 PANEL_SETS = {"none": (), "grid and matrix": ("heads", "matrix"), "math": ("math",), "next token": ("next",),
               "all four": ("heads", "matrix", "math", "next"),
               "math, FlashAttention's part": ("math", "flash")}  # issue 24: its panel within part 1's targets
+AT_THE_PANELS = "all four, page at the panels"  # for information: measure_panel_sets
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "is_mobile": True, "has_touch": True}
+
+
+def reader_view(figure_page):
+    """The page as a reader who types sees it: scrolled to its top, the text box and the chips in view
+    (typing scrolls the text box into view; clicking the summaries open scrolled down to the last one),
+    and the pointer resting over the page at (5, 5), on no control (over a chip it would preview that
+    chip's row). Chromium updates the hover state at the start of each frame that follows a layout
+    change, which runs an update's style and layout before the frame's callbacks: the harder case."""
+    figure_page.page.evaluate("() => window.scrollTo(0, 0)")
+    figure_page.page.mouse.move(5, 5)
 
 
 def measure_panel_sets(figure_page, figure, repeats, by, throttle=4):
     """Issue 22, part 1: at CPU throttling ``throttle``, an append at 128 tokens with each set of panels
-    open (PANEL_SETS), to the chips' frame ("append") and to the frame that shows the open panels'
-    numbers ("panels"), and a change near the start (a full recompute) with all four open, each made
-    ``by`` setText or a key (UpdateBench.append): {set: {"append": summaries, "panels": summary},
-    "all four edit_start": summaries}. The panels are opened by a click on their summaries, so the
-    pointer rests over the page, as a reader's does: Chromium then updates the hover state at the
-    start of each frame, which runs the style and layout of an update before the frame's callbacks."""
+    open (PANEL_SETS) in the reader's view (reader_view), to the chips' frame ("append") and to the
+    frame that shows the open panels' numbers ("panels"), and a change near the start (a full
+    recompute) with all four open, each made ``by`` setText or a key (UpdateBench.append). Given by
+    setText, also the append with all four open and the page left where the click on the last summary
+    scrolled it ("all four, page at the panels": the chips and the heads grid far above the screen,
+    for information). {set: {"append": summaries, "panels": summary}, "all four edit_start": summaries}."""
     bench, text, shorter, devtools = throttled_bench(figure_page, figure)
     results = {}
+    appends = lambda: [bench.append(shorter, by, panels=True) for _ in range(repeats)]  # noqa: E731
     try:
         devtools.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
         for name, panels in PANEL_SETS.items():
             show_panels(figure_page, panels)
-            times = [bench.append(shorter, by, panels=True) for _ in range(repeats)]
+            reader_view(figure_page)
+            times = appends()
             results[name] = {"append": summaries(times), "panels": summary([t[2] for t in times])}
         show_panels(figure_page, PANEL_SETS["all four"])
+        reader_view(figure_page)
         results["all four edit_start"] = summaries([bench.edit_start(text, by) for _ in range(repeats)])
+        if by == "setText":  # typing scrolls the text box into view
+            show_panels(figure_page, ())
+            show_panels(figure_page, PANEL_SETS["all four"])
+            times = appends()
+            results[AT_THE_PANELS] = {"append": summaries(times), "panels": summary([t[2] for t in times])}
     finally:
         devtools.send("Emulation.setCPUThrottlingRate", {"rate": 1})
         show_panels(figure_page, ())
@@ -471,7 +493,7 @@ def measure_panel_runs(browser, origin, figure, runs, repeats, by):
         context.close()
     over_runs = lambda values: {stat: round(statistics.median(v[stat] for v in values), 1) for stat in ("median", "p95")}  # noqa: E731
     medians = {name: {"append": over_runs([run[name]["append"]["frame"] for run in each]),
-                      "panels": over_runs([run[name]["panels"] for run in each])} for name in PANEL_SETS}
+                      "panels": over_runs([run[name]["panels"] for run in each])} for name in [*PANEL_SETS, AT_THE_PANELS] if name in each[0]}
     medians["all four edit_start"] = over_runs([run["all four edit_start"]["frame"] for run in each])
     return {"runs": each, "median of runs": medians, "phone run": runs - 1}
 
@@ -646,6 +668,10 @@ def print_table(report):
                 print(f"{name:16} {row['append']['median']:>8} / {row['append']['p95']:<8} {row['panels']['median']:>8} / {row['panels']['p95']}")
         edit = runs["median of runs"]["all four edit_start"]
         print(f"{'all four, change near the start':32} {edit['median']} / {edit['p95']}")
+        if AT_THE_PANELS in runs["median of runs"]:
+            row = runs["median of runs"][AT_THE_PANELS]
+            print(f"{AT_THE_PANELS} (for information): {row['append']['median']} / {row['append']['p95']}; "
+                  f"{row['panels']['median']} / {row['panels']['p95']}")
     print("\nper engine, for information (median ms; append: median / p95 to the frame at 128 tokens):")
     for name, row in report["engines"].items():
         print(f"{name:10} cold {row['cold_live_ms']['median']:>8}  warm {row['warm_live_ms']['median']:>8}  "

@@ -278,6 +278,51 @@ def test_printing_writes_the_rows_that_wait_first(page, figure):
     assert seen["busy"] == "false" and seen["printed"] == new, "printing wrote every row"
 
 
+def test_the_panel_far_out_of_view_is_drawn_once_the_reader_pauses_or_scrolls_to_it(page, figure):
+    """Issue 22: "Show the math", open but more than half a screen below the screen (the heads grid and
+    the matrix open above it, the page scrolled to its top), is not drawn on an edit: its view is
+    aria-busy="true" and still shows the text before; once the reader pauses it shows CPython's numbers
+    for the new text. Scrolled to while it waits, it is drawn with them too. The page notes the view's
+    caption each time aria-busy changes; a second IntersectionObserver with the view's own margin tells
+    when the view is out of reach (the figure's observer reports in the same frame, before it)."""
+    page.page.set_viewport_size({"width": 1000, "height": 600})
+    first, second, third = TEXT, TEXT + " And then", TEXT + " And then she ran"
+    page.set_text(first)
+    for name in ("heads", "matrix", "math"):
+        page.open_panel(name)
+    page.select(layer=LAYER, head=HEAD, token=len(figure.analyse(first)["ids"]) - 1)  # the query follows the edits
+    page.wait_until("() => document.getElementById('math-view').getAttribute('aria-busy') !== 'true'", None)
+    page.page.evaluate("""() => {
+        const view = document.getElementById('math-view');
+        window.mathView = { changes: [], near: true };
+        new MutationObserver(() => mathView.changes.push({ busy: view.getAttribute('aria-busy'),
+            caption: view.querySelector('caption').textContent })).observe(view, { attributes: true, attributeFilter: ['aria-busy'] });
+        new IntersectionObserver(([entry]) => { mathView.near = entry.isIntersecting; }, { rootMargin: '50%' }).observe(view);
+        window.scrollTo(0, 0);
+    }""")
+    page.wait_until("() => !window.mathView.near", None)
+    query = lambda text: f"Query «{figure.analyse(text)['labels'][-1]}» (token {len(figure.analyse(text)['ids'])})"
+    try:
+        page.set_text(second)
+        page.wait_until("() => window.mathView.changes.length === 2", None)
+        changes = page.page.evaluate("window.mathView.changes")
+        assert [c["busy"] for c in changes] == ["true", "false"], changes
+        assert changes[0]["caption"].startswith(query(first)), "out of view, the edit left the panel as it was"
+        assert changes[1]["caption"].startswith(query(second)), "once the reader paused, it shows the new text"
+        page.wait_until("() => document.querySelector('.math-table').getAttribute('aria-busy') === 'false'", None)
+        assert [row[1] for row in table_rows(page)] == last_query_scores(figure, second)
+        page.set_text(third)
+        page.page.evaluate("() => document.getElementById('math-view').scrollIntoView()")
+        page.wait_until("() => window.mathView.changes.length === 4", None)
+        changes = page.page.evaluate("window.mathView.changes")
+        assert [c["busy"] for c in changes[2:]] == ["true", "false"] and changes[3]["caption"].startswith(query(third)), changes
+        page.wait_until("() => document.querySelector('.math-table').getAttribute('aria-busy') === 'false'", None)
+        assert [row[1] for row in table_rows(page)] == last_query_scores(figure, third)
+    finally:
+        for name in ("heads", "matrix"):
+            page.open_panel(name, False)
+
+
 def test_with_a_what_if_on_set_text_and_select_resolve_on_the_what_if_numbers(page, figure):
     page.open_panel("math")
     page.page.locator("#what-if-scale").click()

@@ -26,6 +26,7 @@ import { createFlashSteps } from "./views/flash-steps.js";
 import { createMatrix, describeRow } from "./views/matrix.js";
 import { createNextToken } from "./views/next-token.js";
 import { drawWhatIfBanner } from "./views/what-if-banner.js";
+import { whenSeenOrPaused } from "./views/when-paused.js";
 import { headOffset, keysSeen, queryText } from "./views/numbers.js";
 
 /* The figure's parts: id (after the figure's id prefix) of each. */
@@ -145,7 +146,7 @@ export class AttentionFigure {
     this.el = Object.fromEntries(Object.entries(PARTS).map(([name, id]) => [name, part(id)]));
     this.el.saveButtons = root.querySelectorAll("button[data-save]");
     this.panels = { heads: this.el.headsPanel, matrix: this.el.matrixPanel, math: this.el.mathPanel, next: this.el.nextPanel };
-    this.view = { result: null, config: null, headsGrid: null, matrix: null, math: null, flash: null, next: null }; // the numbers shown, and the views made for this model
+    this.view = { result: null, config: null, headsGrid: null, matrix: null, math: null, flash: null, next: null, offScreen: null }; // the numbers shown, and the views made for this model
     this.viewState = createViewState({
       layer: 1, head: 1, token: 0, preview: null, panels: Object.fromEntries(PANEL_NAMES.map((name) => [name, false])),
       whatIf: { scale: true, mask: true }, knockout: [], flash: { open: false, tile: 4, step: 0 }, // tiles of 4: the default sentence in four
@@ -302,8 +303,8 @@ export class AttentionFigure {
     const { result } = view;
     if (!result?.attention) return; // nothing yet, or only its tokens (showTokensEarly)
     this.askPython(state);
-    if (state.panels.heads && view.headsGrid) view.headsGrid.draw(result, state);
-    if (state.panels.matrix && view.matrix) view.matrix.draw(result, state);
+    if (state.panels.heads && view.headsGrid) view.offScreen.heads.draw(() => view.headsGrid.draw(result, state));
+    if (state.panels.matrix && view.matrix) view.offScreen.matrix.draw(() => view.matrix.draw(result, state));
     const T = result.ids.length;
     if (T === 0) return;
     markReused(el.tokens, state.panels.math && result.cache ? result.cache.reused : 0);
@@ -323,9 +324,9 @@ export class AttentionFigure {
 
   /* "Show the math": Python's explanation of `state`'s row, once it has arrived. */
   drawMath(state) {
-    const { result, math } = this.view;
+    const { result, math, offScreen } = this.view;
     const explained = this.answers.get("explain", result, state);
-    if (state.panels.math && math && explained) math.draw(explained, result.labels, result.cache);
+    if (state.panels.math && math && explained) offScreen.math.draw(() => math.draw(explained, result.labels, result.cache));
   }
 
   /* "Compute it as FlashAttention does": the tile shown, and its keys marked on the chips and the matrix. */
@@ -868,6 +869,8 @@ export class AttentionFigure {
     this.view.math = createMathPanel(el.math, (whatIf) => this.choose({ whatIf }), readOut, this.options.prefix);
     this.view.flash = createFlashSteps(el.flash, (flash) => this.viewState.update({ flash }), readOut, this.options.prefix);
     this.view.next = createNextToken(el.next, config, (layer, head) => this.toggleKnockout(layer, head));
+    // the views that cost most to draw wait while out of view, until the reader pauses or scrolls to them
+    this.view.offScreen = { heads: whenSeenOrPaused(el.headsGrid), matrix: whenSeenOrPaused(el.matrix), math: whenSeenOrPaused(el.math) };
     const asked = this.options.initialView(config, manifest.max_text_chars);
     this.asked.changes = asked.changes;
     let { view } = asked;

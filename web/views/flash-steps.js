@@ -18,12 +18,12 @@
  */
 import { paintStrip } from "./math-panel.js";
 import { element, setHidden, setText } from "./dom.js";
+import { thousands } from "./numbers.js";
 
 export const TILE_SIZES = [4, 8, 16, 32, 64];
 
 const fixed = (x, digits = 3) => (x < 0 ? "−" : "") + Math.abs(x).toFixed(digits);
 const kilobytes = (bytes) => (bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`);
-const count = (n) => n.toLocaleString("en");
 
 /** The words of one tile shown (`flashed`, `labels`, the tile's index `step`), shared with the tests:
  *  {title, lines: [m, ℓ, rescale] or the mask's sentence, acc (the strip's text alternative)}. */
@@ -48,7 +48,7 @@ export function stepText(flashed, labels, step) {
 /** The closing words: {result: output = acc/ℓ against the ordinary output, memory: the scores held}. */
 export function resultText(flashed) {
   const { tile, max_abs_diff: diff, memory: { query, head } } = flashed;
-  const scores = (n) => `${count(n)} score${n === 1 ? "" : "s"}`;
+  const scores = (n) => `${thousands(n)} score${n === 1 ? "" : "s"}`;
   return {
     result: `output = acc / ℓ after the last tile. Largest difference from the ordinary output: ${diff.toExponential(1)} (float32 rounding: the same sum, taken tile by tile against a running maximum).`,
     memory: `Memory for this text, tiles of ${tile}: one query held ${scores(query.scores[0])} at a time (${kilobytes(query.bytes[0])}) `

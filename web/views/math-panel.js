@@ -18,7 +18,7 @@
  */
 import { signedPixel } from "./colour.js";
 import { element, setHidden, setText } from "./dom.js";
-import { percent, strongestKeys } from "./numbers.js";
+import { percent, strongestKeys, thousands } from "./numbers.js";
 import { whenPaused } from "./when-paused.js";
 
 const CELL_PX = 5; // CSS px per strip cell
@@ -46,7 +46,10 @@ export function paintStrip(canvas, rows, limit) {
   if (height === 0 || width === 0) return;
   const image = new ImageData(width, height);
   const pixels = new Uint32Array(image.data.buffer);
-  rows.forEach((row, i) => row.forEach((value, j) => { pixels[i * width + j] = signedPixel(value, limit); })); // typed arrays too
+  for (let i = 0; i < height; i++) { // plain loops: a strip of 128 keys is painted on every keystroke
+    const row = rows[i];
+    for (let j = 0; j < width; j++) pixels[i * width + j] = signedPixel(row[j], limit);
+  }
   canvas.getContext("2d").putImageData(image, 0, 0);
 }
 
@@ -88,7 +91,10 @@ export const GLOSSES = {
 /** The signed numbers the strips show, from `explained`: {q: [q], k, v (T rows each), output: [output],
  *  limit: the largest magnitude among them all (one scale for the four strips)}. */
 export function stripsOf(explained) {
-  const limit = Math.max(...[explained.q, ...explained.k, ...explained.v, explained.output].map((row) => Math.max(...Array.from(row, Math.abs))));
+  let limit = 0;
+  for (const row of [explained.q, ...explained.k, ...explained.v, explained.output]) {
+    for (const x of row) limit = Math.max(limit, Math.abs(x));
+  }
   return { q: [explained.q], k: explained.k, v: explained.v, output: [explained.output], limit };
 }
 
@@ -283,5 +289,5 @@ function describeCache(cache) {
   const [first, last] = cache.computed ?? [];
   const computed = !cache.computed ? "nothing computed" : first === last ? `computed row ${first}` : `computed rows ${first}–${last}`;
   return `KV cache: ${computed}; ${cache.reused} reused. It holds ${(cache.bytes / 1024).toFixed(1)} KB `
-    + `(keys and values of every layer, float32), and one head scores ${cache.scores_per_head.toLocaleString("en")} query–key pairs for this text.`;
+    + `(keys and values of every layer, float32), and one head scores ${thousands(cache.scores_per_head)} query–key pairs for this text.`;
 }

@@ -87,6 +87,7 @@ export function createMatrix(container, onPick, onRead, prefix = "") {
   let shown = { result: null, layer: 0, head: 0, width: 0 }; // what the canvas and the labels hold, at which width
   let current = null; // { result, state } of the last draw
   let marked = null; // the cell read out: { query, key, byKeyboard } (a keyboard mark follows the query), or null
+  let tile = null; // the FlashAttention tile outlined: { token, first, last }, or null (markTile)
 
   function readCell(query, key) {
     const { result, state } = current;
@@ -229,6 +230,7 @@ export function createMatrix(container, onPick, onRead, prefix = "") {
    *  or the head changed, else moves the row outline. */
   function draw(result, state) {
     current = { result, state };
+    placeTile();
     if (result !== shown.result || state.layer !== shown.layer || state.head !== shown.head) paint(result, state);
     const T = result.ids.length;
     setHidden(rowMark, T === 0);
@@ -248,8 +250,14 @@ export function createMatrix(container, onPick, onRead, prefix = "") {
     else readout.textContent = describeRow(result, state, state.token);
   }
 
-  /** Outline keys `tile.first`..`tile.last` of query `tile.token`'s row (a FlashAttention tile), or nothing for null. */
-  function markTile(tile) {
+  /** Outline keys `tile.first`..`tile.last` of query `tile.token`'s row (a FlashAttention tile), or nothing for
+   *  null; kept, and placed again by each draw (a draw of a matrix out of view may come later: figure.js). */
+  function markTile(next) {
+    tile = next;
+    placeTile();
+  }
+
+  function placeTile() {
     const T = current?.result.ids.length ?? 0;
     setHidden(tileMark, !tile || T === 0);
     if (tileMark.hidden) return;

@@ -9,7 +9,7 @@
  * Input: `predicted`, the answer of Figure.predict ({token, candidates: [{id, label, p, p_intact?,
  * delta?}], next: {id, label, p, rank} | null, knockout}), and the view state. Numbers are Python's.
  */
-import { percent } from "./numbers.js";
+import { percent, thousands } from "./numbers.js";
 import { element } from "./dom.js";
 
 const points = (delta) => `${delta < 0 ? "−" : "+"}${Math.abs(100 * delta).toFixed(1)} pts`;
@@ -25,7 +25,7 @@ export function nextText(predicted, labels) {
       p_text: percent(candidate.p) + (candidate.delta === undefined ? "" : ` (${points(candidate.delta)} against the intact model)`),
     })),
     actual: predicted.next
-      ? `In the text, «${predicted.next.label}» follows: ${percent(predicted.next.p)}, rank ${predicted.next.rank.toLocaleString("en")}.`
+      ? `In the text, «${predicted.next.label}» follows: ${percent(predicted.next.p)}, rank ${thousands(predicted.next.rank)}.`
       : "This is the last token: nothing follows it in the text yet.",
   };
 }

@@ -33,6 +33,13 @@ export function strongestKeys(row, count) {
   return top;
 }
 
+const ENGLISH = new Intl.NumberFormat("en"); // one formatter: toLocaleString makes one per call (~0.3 ms at CPU ×4)
+
+/** An integer `n` with thousands separators, as English writes it: 16384 → "16,384". */
+export function thousands(n) {
+  return ENGLISH.format(n);
+}
+
 /** A probability as the figure writes it: "48.6%". */
 export function percent(weight) {
   return `${(weight * 100).toFixed(1)}%`;

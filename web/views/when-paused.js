@@ -1,8 +1,9 @@
 /* Text that nobody sees while the reader types: the matrix's table of every query's top keys, the rows
- * of the math panel's table scrolled out of its box. Writing it on every keystroke would cost a layout
- * of a hundred rows each time; it is written once the reader pauses instead, and the element says so
- * to screen readers with aria-busy="true" in the meantime (WAI-ARIA 1.2, aria-busy: "the element is
- * being modified and assistive technologies may want to wait until the modifications are complete").
+ * of the math panel's table scrolled out of its box, the panels far out of view. Writing it on every
+ * keystroke would cost a layout of a hundred rows (or a panel's canvases) each time; it is written once
+ * the reader pauses instead, and the element says so to screen readers with aria-busy="true" in the
+ * meantime (WAI-ARIA 1.2, aria-busy: "the element is being modified and assistive technologies may
+ * want to wait until the modifications are complete").
  */
 
 /** How long the figure gets no new numbers before the reader counts as paused (ms); the link
@@ -49,4 +50,25 @@ export function whenPaused(element) {
     },
   };
   return writer;
+}
+
+/** A writer of the view `element` (an open panel's content) that draws at once while the element is on
+ *  screen or near it (within half a viewport), and otherwise waits as `whenPaused` does: until the
+ *  reader pauses, the element comes into view (an IntersectionObserver, which also tells a closed
+ *  panel: its content has no box), or the page is printed. `draw(write)` runs `write` or makes it
+ *  the one that waits (only the latest runs). A panel below the fold then costs nothing per keystroke. */
+export function whenSeenOrPaused(element) {
+  const writer = whenPaused(element);
+  let onScreen = true; // until the observer's first report, which comes with the next frame
+  new IntersectionObserver((entries) => {
+    onScreen = entries.at(-1).isIntersecting; // the latest, where several came at once
+    if (onScreen) writer.now();
+  }, { rootMargin: "50%" }).observe(element);
+  return {
+    draw(write) {
+      if (!onScreen) return writer.later(write);
+      writer.nothingLater();
+      write();
+    },
+  };
 }
