@@ -374,6 +374,38 @@ def test_no_horizontal_scrolling_and_large_enough_controls(browser, origin, widt
     watch.check()
 
 
+# The views paint nothing outside their own box (content-visibility: auto implies paint containment),
+# so a focus ring drawn outside a control at a view's edge would be cut off there.
+RING_OUTSIDE_ITS_VIEW = """() => {
+    const e = document.activeElement, view = e.closest('.heads-grid, .matrix-view, .math-view, .flash-view, .next-view');
+    if (!view) return null;
+    const style = getComputedStyle(e), reach = parseFloat(style.outlineWidth) + parseFloat(style.outlineOffset);
+    const ring = e.getBoundingClientRect(), box = view.getBoundingClientRect();
+    const outside = [box.left - (ring.left - reach), ring.right + reach - box.right, box.top - (ring.top - reach), ring.bottom + reach - box.bottom];
+    return { control: e.outerHTML.slice(0, 60), view: view.id, ring: style.outlineStyle !== 'none' && reach > 0,
+             outside: outside.filter(px => px > 0.5) };
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_every_focus_ring_in_the_panels_shows_whole(browser, origin, width):
+    figure_page, watch = open_figure(browser, origin, viewport={"width": width, "height": 800})
+    figure_page.set_text("Then the Queen turned to Alice and said")
+    open_panels(figure_page, PANELS)
+    page = figure_page.page
+    page.locator("#heads-panel > summary").focus()
+    seen = []
+    for _ in range(80):  # every control of the five views, then out past the next token's
+        page.keyboard.press("Tab")
+        ring = page.evaluate(RING_OUTSIDE_ITS_VIEW)
+        if ring:
+            seen.append(ring)
+    assert {ring["view"] for ring in seen} == {"heads-grid", "matrix-view", "math-view", "flash-view", "next-view"}
+    assert [ring for ring in seen if not ring["ring"] or ring["outside"]] == []
+    page.context.close()
+    watch.check()
+
+
 def test_focus_is_never_lost_to_the_page(browser_page):
     figure_page, _, _ = browser_page
     page = figure_page.page
