@@ -300,11 +300,12 @@ def browser_context(playwright, args=CHROMIUM_ARGS, **options):
 
 
 @contextlib.contextmanager
-def serving(server):
-    """Run ``server`` (an http.server on 127.0.0.1) in a thread; yields its origin URL, then stops it."""
+def serving(server, host="127.0.0.1"):
+    """Run ``server`` (an http.server on 127.0.0.1) in a thread; yields its origin URL (with ``host``,
+    a name of 127.0.0.1), then stops it."""
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
+        yield f"http://{host}:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()
@@ -386,13 +387,19 @@ class ParentPage(http.server.BaseHTTPRequestHandler):
         pass
 
 
+ANOTHER_SITE = "localhost"  # dist/ is served on 127.0.0.1: a page on localhost is on another *site*
+SAME_SITE = "127.0.0.1"  # another port of 127.0.0.1: another origin, but the same site (storage not partitioned)
+
+
 @contextlib.contextmanager
-def parent_page(playwright, body, headers=None, watch=None):
-    """A page of a course site (its own origin, another port of 127.0.0.1) with ``body`` and
-    ``headers``; yields the Playwright page, opened. ``watch``, a Watch, is attached to its context
-    and page, with the page's own origin added to those it allows."""
+def parent_page(playwright, body, headers=None, watch=None, site=ANOTHER_SITE):
+    """A page of a course site with ``body`` and ``headers``, on its own server: by default on
+    another site than dist/'s (http://localhost:PORT, as an LMS framing a figure on a static host),
+    or with ``site=SAME_SITE`` on another port of 127.0.0.1; yields the Playwright page, opened.
+    ``watch``, a Watch, is attached to its context and page, with the page's own origin added to
+    those it allows."""
     handler = type("Parent", (ParentPage,), {"body": body, "response_headers": headers or {}})
-    with serving(http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)) as url, browser_context(playwright) as context:
+    with serving(http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler), host=site) as url, browser_context(playwright) as context:
         page = context.new_page()
         if watch is not None:
             watch.origins = (*watch.origins, url)

@@ -1,6 +1,7 @@
 """Where course pages really put the figure (issue 20): one test per kind of ../shared/cases/course-pages.md,
-named after it (test_every_case_has_a_test.py checks that none is missing). Host pages are served from a
-second origin (another port of 127.0.0.1), as a course site would be; the figure's numbers are checked
+named after it (test_every_case_has_a_test.py checks that none is missing). Host pages are served from
+another site (http://localhost:PORT framing the figure on 127.0.0.1), as an LMS frames a figure on a
+static host; the figure's numbers are checked
 against CPython's Figure; readiness is always a signal (data-state, a message, the state), never a sleep.
 """
 
@@ -16,7 +17,7 @@ import pytest
 
 import build
 from conftest import WEIGHTS
-from figure_page import WAIT_MS, FigurePage, Watch, browser_context, check_view, drop_compressed_copies, parent_page, serving, slow_link_server
+from figure_page import ANOTHER_SITE, WAIT_MS, FigurePage, Watch, browser_context, check_view, drop_compressed_copies, parent_page, serving, slow_link_server
 
 TEXT = "Then the Rabbit turned to Alice and cried, \"Come here at once!\""
 NO_FRAME_COMES = "() => new Promise((resolve) => { requestAnimationFrame(() => resolve(false)); setTimeout(() => resolve(true), 500); })"
@@ -56,11 +57,12 @@ def iframe(origin, name, address="/", attributes=""):
 
 
 @contextlib.contextmanager
-def course_page(playwright, origin, frames_html):
-    """A host page holding ``frames_html``; yields (page, watch). At the end: no page error, no
-    console error, no request off the host's and the figure's origins."""
+def course_page(playwright, origin, frames_html, site=ANOTHER_SITE):
+    """A host page holding ``frames_html``, on another site than the figure's (``site``: see
+    figure_page.parent_page); yields (page, watch). At the end: no page error, no console error, no
+    request off the host's and the figure's origins."""
     watch = Watch(origin)
-    with parent_page(playwright, HOST.replace("FRAMES", frames_html), watch=watch) as page:
+    with parent_page(playwright, HOST.replace("FRAMES", frames_html), watch=watch, site=site) as page:
         yield page, watch
     watch.check()
 
@@ -120,6 +122,38 @@ def test_a_frame_that_draws_no_frames(playwright, origin, figure):
         assert page.evaluate("ofType('below', 'attention-live:resize').at(-1).data.height") == content
         page.evaluate("() => document.querySelector('iframe[name=below]').scrollIntoView()")  # shown: it paints
         below.wait_for_selector(".chip[data-weight]", state="visible")
+
+
+def test_a_frame_from_another_site(playwright, origin, figure):
+    """Chromium refuses a SharedWorker in a frame from another site (an error event, not an exception):
+    each frame starts a dedicated worker of its own and works as in a same-site frame."""
+    alone = iframe(origin, "alone", "/?embed-origin=HOST_ORIGIN")
+    with course_page(playwright, origin, alone) as (page, _):
+        assert page.evaluate("location.hostname") == ANOTHER_SITE and not origin.startswith(f"http://{ANOTHER_SITE}:")
+        wait_for_message(page, "alone", "attention-live:ready")
+        frame = FigurePage(frame_named(page, "alone"))
+        runtime = frame.state()["runtime"]
+        assert runtime["kind"] == "dedicated" and runtime["sharedRefused"] == "error event", runtime
+        assert frame.page.evaluate("document.documentElement.dataset.state") == "ready"
+        assert ask(page, "alone", {"type": "attention-live:setText", "text": TEXT})["ok"] is True
+        check_view(frame, figure)
+        height = frame.page.evaluate("Math.ceil(document.documentElement.getBoundingClientRect().height)")
+        page.wait_for_function("h => ofType('alone', 'attention-live:resize').some((m) => m.data.height === h)", arg=height, timeout=WAIT_MS)
+    texts = {"first": "Alice said nothing.", "second": TEXT, "third": "The Mole and the Rat went down the river.", "fourth": "Toad cried."}
+    frames = "".join(iframe(origin, name, "/?embed-origin=HOST_ORIGIN#" + urlencode({"text": text}, quote_via=quote)) for name, text in texts.items())
+    frames += f'<div style="display: none">{iframe(origin, "hidden", "/?embed-origin=HOST_ORIGIN")}</div>'
+    frames += f'<div style="height: 5000px"></div>{iframe(origin, "below", "/?embed-origin=HOST_ORIGIN")}'
+    with course_page(playwright, origin, frames) as (page, _):
+        for name in [*texts, "hidden", "below"]:
+            wait_for_message(page, name, "attention-live:ready")
+            frame = FigurePage(frame_named(page, name))
+            assert frame.state()["runtime"]["kind"] == "dedicated"
+            text = texts.get(name, f"{TEXT} ({name})")
+            if name not in texts:
+                assert ask(page, name, {"type": "attention-live:setText", "text": text})["ok"] is True
+            frame.wait_until("t => window.attentionLive.state().text === t", text)
+            check_view(frame, figure, laid_out=name != "hidden")
+            assert page.evaluate("n => ofType(n, 'attention-live:resize').length", name) > 0
 
 
 def test_several_figures_on_one_page(playwright, origin, figure):

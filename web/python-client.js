@@ -8,9 +8,21 @@
  *
  * Python starts once (the first start()); every later figure only joins it. A start that failed is
  * made again from a fresh worker on the next start() ("Try again").
+ *
+ * A SharedWorker that the browser refuses is replaced at once by a dedicated Worker for this page,
+ * with nothing said to the reader: Chromium refuses it in a frame from another site (storage
+ * partitioning) with an `error` event, not an exception, and a browser could also leave it silent.
+ * So until the shared worker has said something (its "hello", sent as it takes the first message),
+ * an `error` event or SHARED_SILENT_MS of silence means "refused" (runtime.sharedRefused says why).
  */
 
+import { workerURL } from "./trusted-types.js";
+
 const SILENT_MS = 45000; // while loading, this long without any message from the worker is a stall
+/* How long a new SharedWorker may stay silent before it counts as refused. Its first answer needs only
+ * its own small scripts (worker.js and the three it imports, about 15 kB compressed): well under a
+ * second on a slow phone network; Chromium's refusal comes within 0.3 s. */
+export const SHARED_SILENT_MS = 8000;
 
 export class PythonClient {
   /** @param {URL} url  the worker script (worker.js of the build's folder) */
@@ -41,7 +53,8 @@ export class PythonClient {
     this.loading = true;
     this.started = new Promise((resolve, reject) => {
       this.readyHandlers = { resolve, reject };
-      this.port.postMessage({ type: "init", base, manifest });
+      this.initMessage = { base, manifest };
+      this.port.postMessage({ type: "init", ...this.initMessage });
     }).finally(() => {
       this.loading = false;
       clearTimeout(this.watchdog);
@@ -51,39 +64,59 @@ export class PythonClient {
     return this.started;
   }
 
-  /* A fresh worker: a SharedWorker where the browser has one (its name changes after a failed start,
-   * so that the retry does not join the failed Python), else a dedicated Worker. */
+  /* A fresh worker: a SharedWorker where the browser has one and has not refused it on this page (its
+   * name changes after a failed start, so that the retry does not join the failed Python), else a
+   * dedicated Worker. */
   connect() {
     this.close();
     this.attempts += 1;
     const name = this.attempts === 1 ? "attention-live" : `attention-live, try ${this.attempts} of ${Date.now()}`;
     let worker = null;
-    if (typeof SharedWorker === "function") {
+    if (typeof SharedWorker === "function" && !this.sharedRefused) {
       try {
-        worker = new SharedWorker(this.url, { name });
+        worker = new SharedWorker(workerURL(this.url), { name });
         this.port = worker.port;
         this.port.start();
       } catch {
-        worker = null; // refused here (some embedded or private modes): a worker of this page's own
+        this.sharedRefused = "exception"; // refused here (some embedded or private modes)
+        worker = null;
       }
     }
+    this.shared = worker !== null;
     if (worker === null) {
-      worker = new Worker(this.url, { name });
+      worker = new Worker(workerURL(this.url), { name });
       this.port = worker;
     }
     this.worker = worker;
+    this.heard = false; // nothing has arrived from this worker yet
     this.port.onmessage = (event) => this.receive(event.data);
     worker.onerror = (event) => {
       event.preventDefault?.(); // said on the status line: not also an uncaught error of the page
+      if (this.refusedShared("error event")) return;
       this.fail(`could not start ${this.name} (${event.message || "not loaded"}): `
         + "check that all of dist/ is on the server, with .js files sent as text/javascript");
     };
+    if (this.shared) {
+      this.sharedSilence = setTimeout(() => this.refusedShared(`no answer in ${SHARED_SILENT_MS / 1000} s`), SHARED_SILENT_MS);
+    }
+  }
+
+  /* The current worker is a SharedWorker that has said nothing yet: it counts as refused for `why`, and
+   * a dedicated worker takes its place, with the same start (true). Otherwise false. */
+  refusedShared(why) {
+    if (!this.shared || this.heard) return false;
+    this.sharedRefused = why;
+    this.attempts -= 1; // the same attempt, on another kind of worker
+    this.connect();
+    if (this.loading) this.port.postMessage({ type: "init", ...this.initMessage });
+    return true;
   }
 
   /* Leave the current worker: a dedicated one stops; a shared one goes on for whoever else uses it. */
   close() {
+    clearTimeout(this.sharedSilence);
     if (!this.worker) return;
-    if (this.worker instanceof Worker) this.worker.terminate();
+    if (!this.shared) this.worker.terminate();
     else this.port.close();
     this.worker = null;
   }
@@ -167,13 +200,18 @@ export class PythonClient {
   }
 
   receive(message) {
+    if (!this.heard) {
+      this.heard = true;
+      clearTimeout(this.sharedSilence);
+    }
     if (this.loading) this.watch();
+    if (message.type === "hello") return;
     if (message.type === "step") this.current = message.what;
     else if (message.type === "progress") for (const listener of this.progressListeners) listener(message);
     else if (message.type === "ready") {
       const { steps, ...runtime } = message.runtime;
       markSteps(steps);
-      this.runtime = { ...this.runtime, ...runtime };
+      this.runtime = { ...this.runtime, ...runtime, ...(this.sharedRefused && { sharedRefused: this.sharedRefused }) };
       this.readyHandlers.resolve(this.runtime);
       this.markRunning();
     } else if (message.type === "runtime") {

@@ -16,7 +16,8 @@
  *                {type: "predict", id, figure, token, top, knockout}                        Figure.predict
  *                {type: "forget", figure}              the figure is gone (its element removed, its page closed)
  *                {type: "tokenize", id, text}          Figure.tokenize, for a figure that is not live yet
- * Messages out:  {type: "progress", stage, downloaded, total}   stage "python" | "package"; bytes so far,
+ * Messages out:  {type: "hello"}                       at once, on "init": this worker runs and hears the page
+ *                {type: "progress", stage, downloaded, total}   stage "python" | "package"; bytes so far,
  *                                                      of the total of build.json's "startup" files
  *                {type: "step", what}                  a loading step begins (what: its files)
  *                {type: "ready", runtime: {id, kind, snapshot, steps}}  Python runs: id made when it started,
@@ -393,6 +394,7 @@ function serve(connection) {
     const message = event.data;
     try {
       if (message.type === "init") {
+        connection.postMessage({ type: "hello" }); // at once: the page knows that this worker runs (python-client.js)
         connections.add(connection);
         started ??= init(message.base, message.manifest);
         await started;
