@@ -38,6 +38,7 @@ import functools
 import gzip
 import hashlib
 import html
+import html.parser
 import http.server
 import json
 import os
@@ -356,7 +357,7 @@ def filled_index_html(template, view):
     script runs, and the model's "about" text: what it was trained on and how, and the sentence about
     its default view with its numbers (default_view.json's ``about`` and ``story``, plain text)."""
     page = template.read_text(encoding="utf-8")
-    page = fill_once(page, '<textarea id="text" rows="3" spellcheck="false" autocomplete="off"></textarea>',
+    page = fill_once(page, '<textarea id="text" rows="3" dir="auto" spellcheck="false" autocomplete="off"></textarea>',
                      html.escape(view["text"]), template)
     page = fill_once(page, '<span id="model-corpus"></span>', html.escape(view["about"]["corpus"]), template)
     page = fill_once(page, '<span id="model-training"></span>', html.escape(view["about"]["training"]), template)
@@ -379,17 +380,69 @@ def write_entry_page(page, out, folder):
     out.write_text(re.sub(r'(\b(?:src|href)=")(?![a-z]+:|/|#|index\.html"|embed\.html")', rf"\g<1>{folder}/", page), encoding="utf-8")
 
 
+class MarkupTree(html.parser.HTMLParser):
+    """HTML as a tree of plain JSON values: an element is ``[tag, {attribute: value}, child, ...]``, a
+    text a string (runs of white space as one space, but in a textarea or pre). ``tree`` is the list
+    of top-level nodes. Raises BuildError on a tag closed out of order or never closed."""
+
+    VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+    def __init__(self, markup):
+        super().__init__(convert_charrefs=True)
+        self.tree, self.open = [], []
+        self.feed(markup)
+        self.close()
+        if self.open:
+            raise BuildError(f"web/index.html: <{self.open[-1][0]}> in the figure's markup is never closed")
+
+    def handle_starttag(self, tag, attrs):
+        node = [tag, {name: value if value is not None else "" for name, value in attrs}]
+        (self.open[-1] if self.open else self.tree).append(node)
+        if tag not in self.VOID:
+            self.open.append(node)
+
+    def handle_endtag(self, tag):
+        if not self.open or self.open[-1][0] != tag:
+            raise BuildError(f"web/index.html: </{tag}> in the figure's markup closes no open <{tag}>")
+        self.open.pop()
+
+    def handle_data(self, data):
+        text = data if self.open and self.open[-1][0] in ("textarea", "pre") else re.sub(r"\s+", " ", data)
+        if text and self.open:
+            self.open[-1].append(text)
+
+
 def write_figure_template(page, out):
     """The figure's markup for <attention-live> elements (web/attention-live.js), as a JavaScript
-    module: index.html's figure, the one source of both, as a ``<section>`` with an ``<h2>`` title (a
-    course page has its own ``<main>`` and ``<h1>``)."""
+    module whose default export is a tree of plain values (MarkupTree), built into the DOM with
+    createElement and text nodes (web/views/dom.js fromTree): no HTML string is ever parsed in the
+    page, so the element starts under Trusted Types. It is index.html's figure, the one source of
+    both, as a ``<section>`` with an ``<h2>`` title (a course page has its own ``<main>`` and
+    ``<h1>``), without the sentence shown when no script runs (scripts run: this one does)."""
     match = re.search(r'<main class="figure".*?</main>', page, re.S)
     if match is None:
         raise BuildError("web/index.html: expected one <main class=\"figure\"> to make the element's template")
     markup = "<section" + match.group(0)[len("<main"):-len("</main>")] + "</section>"
     markup = re.sub(r"<(/?)h1\b", r"<\1h2", markup)  # under the course page's own heading
-    out.write_text("// Made by build.py from web/index.html: the figure's markup, for web/attention-live.js.\n"
-                   f"export default {json.dumps(markup, ensure_ascii=False)};\n", encoding="utf-8")
+
+    def without_no_scripts(node):
+        if isinstance(node, str):
+            return node
+        tag, attributes, *children = node
+        kept = [without_no_scripts(child) for child in children if isinstance(child, str) or "no-scripts" not in child[1].get("class", "").split()]
+        return [tag, attributes, *kept]
+
+    (tree,) = MarkupTree(markup).tree
+    out.write_text("// Made by build.py from web/index.html: the figure's markup as a tree (build.py MarkupTree), for web/attention-live.js.\n"
+                   f"export default {json.dumps(without_no_scripts(tree), ensure_ascii=False, separators=(',', ':'))};\n", encoding="utf-8")
+
+
+def write_figure_styles(css, out):
+    """web/figure.css as a JavaScript module whose default export is its text, for the constructed
+    style sheet that every element's shadow root adopts (web/attention-live.js): the figure's styles
+    arrive with its script, parsed once per page, and no course page's rule reaches them."""
+    out.write_text("// Made by build.py from web/figure.css: the figure's styles, for web/attention-live.js.\n"
+                   f"export default {json.dumps(css.read_text(encoding='utf-8'), ensure_ascii=False)};\n", encoding="utf-8")
 
 
 ENCODINGS = (("br", ".br"), ("gzip", ".gz"))  # precompressed copies, best first (build.py serve's preference)
@@ -468,6 +521,7 @@ def build(pyodide_dir=None, dist=DIST, model=WEIGHTS):
     shutil.copytree(ROOT / "web", folder, ignore=shutil.ignore_patterns(*ENTRY_FILES))
     page = filled_index_html(ROOT / "web" / "index.html", default_view)
     write_figure_template(page, folder / "figure-template.js")
+    write_figure_styles(ROOT / "web" / "figure.css", folder / "figure-styles.js")
     chunks = bundle_scripts(folder)
     assemble_pyodide(folder / "pyodide", pyodide_dir)
     compile_package_wheels(folder / "pyodide")

@@ -4,6 +4,7 @@ Debian's chromium is launched by path (``playwright install`` cannot download he
 that keep it off the network; ``dist/`` is served on 127.0.0.1 by build.py's own server.
 """
 
+import base64
 import contextlib
 import functools
 import http.server
@@ -202,19 +203,53 @@ def memory_mb(page):
 
 
 @contextlib.contextmanager
-def course_site(folder, pages):
+def course_site(folder, pages, html_attributes='lang="en"', head="", page_headers=None):
     """A static course site in ``folder``: ``pages`` ({name: HTML body}) beside ``attention-live/``
     (dist/, as a course author who copies the build into their site has it), each page loading the
-    element's script; yields its origin URL."""
+    element's script, with ``html_attributes`` on its <html> and ``head`` (a theme's <style>, say) in
+    its <head>; ``page_headers`` ({name: value}) are sent with the pages (.html) only, as a course
+    site's Content-Security-Policy is; yields its origin URL."""
     site = folder / "course"
     site.mkdir()
     (site / "attention-live").symlink_to(build.DIST, target_is_directory=True)
     for name, body in pages.items():
-        (site / name).write_text('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Unit 3: attention</title>'
-                                 '<link rel="icon" href="data:,"><script type="module" src="attention-live/attention-live.js"></script></head>'
+        (site / name).write_text(f'<!doctype html><html {html_attributes}><head><meta charset="utf-8"><title>Unit 3: attention</title>'
+                                 f'<link rel="icon" href="data:,">{head}<script type="module" src="attention-live/attention-live.js"></script></head>'
                                  f"<body><main><h1>Unit 3: attention</h1>{body}</main></body></html>", encoding="utf-8")
-    with serving(build.make_server(0, site)) as url:
+    server = build.make_server(0, site)
+    if page_headers:
+        class PageHeaders(server.RequestHandlerClass.func):
+            def end_headers(self):
+                if self.path.split("?")[0].endswith(".html"):
+                    for header, value in page_headers.items():
+                        self.send_header(header, value)
+                super().end_headers()
+        server.RequestHandlerClass = functools.partial(PageHeaders, *server.RequestHandlerClass.args, **server.RequestHandlerClass.keywords)
+    with serving(server) as url:
         yield url
+
+
+def pixels_apart(page, first, second, tolerance=16):
+    """How two PNG images (bytes: Playwright's screenshots) differ, decoded and compared by the
+    browser of ``page``: {"size": [[w, h], [w, h]], "share": the share of pixels where a channel
+    differs by more than ``tolerance`` (of 255)}, share 1 where the sizes differ."""
+    return page.evaluate("""async ([first, second, tolerance]) => {
+        const pixels = async (base64) => {
+            const bitmap = await createImageBitmap(await (await fetch(`data:image/png;base64,${base64}`)).blob());
+            const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+            const context = canvas.getContext("2d");
+            context.drawImage(bitmap, 0, 0);
+            return context.getImageData(0, 0, bitmap.width, bitmap.height);
+        };
+        const [a, b] = await Promise.all([pixels(first), pixels(second)]);
+        const size = [[a.width, a.height], [b.width, b.height]];
+        if (a.width !== b.width || a.height !== b.height) return { size, share: 1 };
+        let apart = 0;
+        for (let i = 0; i < a.data.length; i += 4) {
+            if (Math.max(...[0, 1, 2].map((c) => Math.abs(a.data[i + c] - b.data[i + c]))) > tolerance) apart += 1;
+        }
+        return { size, share: apart / (a.width * a.height) };
+    }""", [base64.b64encode(first).decode(), base64.b64encode(second).decode(), tolerance])
 
 
 def worker_targets(browser):

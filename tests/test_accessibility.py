@@ -34,11 +34,14 @@ def axe_source():
 
 
 def violations(page, axe_source):
-    """axe-core's WCAG 2.0/2.1 A and AA violations on `page` once nothing in it is aria-busy (text that
+    """axe-core's WCAG 2.0/2.1 A and AA violations on `page` (shadow roots included) once nothing in it is aria-busy (text that
     waits for the reader to pause: the chips' names, the matrix's and the math panel's tables):
     [(rule id, [(target, summary)])]. (page.evaluate runs outside the page's CSP, which forbids
     evaluating strings in it.)"""
-    FigurePage(page).wait_until("() => document.querySelector('[aria-busy=\"true\"]') === null", None)
+    FigurePage(page).wait_until("""() => { // in the document and in every open shadow root (each element's figure)
+        const busy = (root) => root.querySelector('[aria-busy="true"]') !== null || [...root.querySelectorAll('*')].some((e) => e.shadowRoot && busy(e.shadowRoot));
+        return !busy(document);
+    }""", None)
     if not page.evaluate("typeof window.axe === 'object'"):
         page.evaluate(axe_source)
     found = page.evaluate("tags => axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] })"

@@ -13,11 +13,13 @@ import time
 import zlib
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
+import numpy as np
 import pytest
 
 import build
 from conftest import WEIGHTS
-from figure_page import ANOTHER_SITE, WAIT_MS, FigurePage, Watch, browser_context, check_view, drop_compressed_copies, parent_page, serving, slow_link_server
+from figure_page import (ANOTHER_SITE, TOLERANCE, WAIT_MS, FigurePage, Watch, browser_context, check_view, course_site, drop_compressed_copies,
+                         parent_page, pixels_apart, serving, slow_link_server)
 
 TEXT = "Then the Rabbit turned to Alice and cried, \"Come here at once!\""
 NO_FRAME_COMES = "() => new Promise((resolve) => { requestAnimationFrame(() => resolve(false)); setTimeout(() => resolve(true), 500); })"
@@ -616,3 +618,297 @@ def test_a_phone_s_network(playwright, figure, bits_per_second):
     # saves): no request for it came before the offline copy's service worker (sw.js), registered once
     # the figure was live
     assert "sw.js" in requested and "snapshot.bin.gz" not in requested[:requested.index("sw.js")], requested
+
+
+# The course sites of the last rows (more conditions): the element on a page of the course's own site.
+ELEMENT_TEXT = "Then the Queen turned to Alice and said"
+ELEMENT = f'<attention-live text="{ELEMENT_TEXT}" layer="2" head="3"></attention-live>'
+HOSTILE_THEME = """<style>
+  * { font-family: "Comic Sans MS", cursive !important; letter-spacing: .2em; word-spacing: 1em; text-transform: uppercase !important;
+      line-height: 3 !important; padding: 6px; border: 2px dotted red; box-sizing: content-box; direction: rtl; text-align: right; }
+  html { font-size: 22px !important; }
+  div, span { display: block !important; margin: 9px !important; color: #0a0 !important; background: #ffe !important; }
+  button { display: block !important; width: 100% !important; text-transform: uppercase !important; font-size: 24px; padding: 20px !important; }
+  label, legend { font-size: 30px !important; float: right; }
+  input { width: 300px !important; height: 40px; appearance: none; }
+  details { border: 4px solid purple; padding: 40px 12px 12px 60px !important; position: relative; }
+  summary { display: block; }
+  details > summary::before { content: ""; position: absolute; left: 0; top: 0; width: 48px; height: 48px; background: navy; }
+  canvas { width: 10px !important; height: 10px !important; }
+  table, code, textarea { font-size: 40px !important; white-space: normal !important; background: black !important; color: white !important; }
+</style>"""
+
+
+@contextlib.contextmanager
+def element_page(playwright, folder, body=ELEMENT, width=1280, context_options=None, watch_origins=(), **site):
+    """A course page of its own site (course_site: ``site`` as its keywords) holding ``body``, opened at
+    ``width`` × 900 px with every element live and its tokens drawn; yields the Playwright page. At the
+    end: no page error, no console error, no request off the site."""
+    with course_site(folder, {"unit.html": body}, **site) as url, \
+            browser_context(playwright, viewport={"width": width, "height": 900}, **(context_options or {})) as context:
+        watch = Watch(url, *watch_origins)
+        page = watch.page(watch.context(context).new_page())
+        page.goto(url + "/unit.html")
+        page.evaluate("""() => Promise.all([...document.querySelectorAll('attention-live')].map(async (figure) => {
+            await figure.ready;
+            await new Promise((resolve) => { const wait = () => figure.state().weights.length ? resolve() : setTimeout(wait, 20); wait(); });
+        }))""")
+        yield page
+    watch.check()
+
+
+def figure_screenshot(page):
+    """The first element's figure as drawn, the pointer away from it (PNG bytes)."""
+    page.mouse.move(0, 0)
+    page.evaluate("() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))")
+    return page.locator("attention-live").first.screenshot(animations="disabled", caret="hide")
+
+
+def first_figure_state(page):
+    return page.evaluate("() => document.querySelector('attention-live').state()")
+
+
+def check_element_view(page, figure):
+    """The first element's state and chips equal CPython's for its text (check_view's checks)."""
+    return check_view(ElementPage(page), figure)
+
+
+class ElementPage(FigurePage):
+    """FigurePage for the first <attention-live> element of a course page (its parts in its shadow root)."""
+
+    def state(self):
+        return first_figure_state(self.page)
+
+    def chips(self):
+        return self.page.locator("attention-live").first.locator(".chip").evaluate_all("""chips => chips.map(c => ({
+            index: Number(c.dataset.index), weight: c.dataset.weight, masked: c.dataset.masked === "true",
+            label: c.querySelector(".label").textContent, percent: c.querySelector(".percent").textContent,
+            width: c.getBoundingClientRect().width}))""")
+
+
+def test_the_course_theme_s_css(playwright, tmp_path, figure):
+    """A theme whose rules cover every kind of element the figure is made of (some !important, an
+    icon over every summary, upper-cased and stretched buttons, enlarged legends) changes nothing in
+    the figure: it lays out and draws as on a blank page at the same width, its token labels as the
+    tokenizer made them; the page's colour scheme and the documented hooks still reach it."""
+    shots = {}
+    same_width = "<style>attention-live { width: 820px; }</style>"  # the figure at the same width on both pages
+    for name, head in (("blank", same_width), ("themed", HOSTILE_THEME + same_width)):
+        (tmp_path / name).mkdir()
+        with element_page(playwright, tmp_path / name, width=900, head=head) as page:
+            state = check_element_view(page, figure)
+            chips = page.locator("attention-live .chip")
+            assert [chips.nth(i).locator(".label").text_content() for i in range(chips.count())] == state["tokens"]
+            styles = page.locator("attention-live .chip .label").first.evaluate("(label) => [getComputedStyle(label).textTransform, getComputedStyle(label).letterSpacing]")
+            assert styles == ["none", "normal"], styles
+            assert page.locator("attention-live textarea").evaluate("(box) => getComputedStyle(box).backgroundColor") == "rgb(255, 255, 255)"  # the system's light scheme
+            assert page.locator("attention-live").first.evaluate("(el) => el.shadowRoot.querySelector('#tokens').getBoundingClientRect().height") < 200
+            for panel in ("heads", "matrix", "math", "next"):
+                page.locator(f"attention-live #{panel}-panel > summary").click()
+            page.wait_for_function("() => Object.values(document.querySelector('attention-live').state().panels).every(Boolean)")
+            page.evaluate("() => new Promise((resolve) => setTimeout(resolve, 0))")
+            page.locator("attention-live").first.evaluate("(el) => el.shadowRoot.querySelector('#heads-panel').scrollIntoView()")
+            shots[name] = figure_screenshot(page)
+    with browser_context(playwright) as context:
+        apart = pixels_apart(context.new_page(), shots["blank"], shots["themed"])
+    # the same size, and the same pixels but for text antialiased at another sub-pixel offset (the
+    # theme's margins put the figure at a fractional y): a broken layout moves far more than 1%
+    assert apart["size"][0] == apart["size"][1] and apart["share"] < 0.01, apart
+    # on purpose: the documented hooks, and the colour scheme (the system's, or the theme attribute)
+    hooks = ('<style>attention-live { --attention-live-font: serif; --attention-live-font-size: 20px; }'
+             'attention-live::part(figure) { outline: 3px solid rgb(1, 2, 3); }</style>')
+    body = "".join(f'<attention-live {theme} text="{ELEMENT_TEXT}"></attention-live>' for theme in ("", 'theme="dark"', 'theme="light"'))
+    (tmp_path / "hooks").mkdir()
+    with element_page(playwright, tmp_path / "hooks", body=body, head=hooks, context_options={"color_scheme": "dark"}) as page:
+        looks = page.evaluate("""() => [...document.querySelectorAll('attention-live')].map((el) => {
+            const style = getComputedStyle(el.shadowRoot.querySelector('.figure'));
+            return [style.fontFamily, style.fontSize, getComputedStyle(el.shadowRoot.querySelector('textarea')).backgroundColor, style.outlineColor];
+        })""")
+        dark, light = "rgb(18, 22, 29)", "rgb(255, 255, 255)"  # the text box's background, figure.css's --bg
+        assert looks == [["serif", "20px", colour, "rgb(1, 2, 3)"] for colour in (dark, dark, light)], looks
+
+
+def test_inside_another_component(playwright, tmp_path, figure):
+    """The element inside another custom element's open shadow root (as MyST's {anywidget} directive
+    and web-component course themes put it): live, styled (each chip its weight's colour), usable
+    from the keyboard, exportable, with no id repeated in its root."""
+    host = """<course-card></course-card><script type="module">
+      customElements.define("course-card", class extends HTMLElement {
+        connectedCallback() {
+          const root = this.attachShadow({ mode: "open" });
+          const title = document.createElement("h2");
+          title.id = "text";  // an id of the host's root that is also one of the figure's
+          title.textContent = "Attention";
+          const figure = document.createElement("attention-live");
+          for (const [name, value] of Object.entries({ text: "TEXT", layer: "2", head: "3" })) figure.setAttribute(name, value);
+          root.append(title, figure);
+        }
+      });
+    </script>""".replace("TEXT", ELEMENT_TEXT)
+    with element_page(playwright, tmp_path, body=host) as page:
+        figure_at = "document.querySelector('course-card').shadowRoot.querySelector('attention-live')"
+        page.evaluate(f"() => {figure_at}.ready")
+        page.wait_for_function(f"() => {figure_at}.state().weights.length > 0", timeout=WAIT_MS)
+        state = page.evaluate(f"() => {figure_at}.state()")
+        result = figure.analyse(ELEMENT_TEXT)
+        assert state["ids"] == result["ids"] and state["tokens"] == result["labels"]
+        assert np.max(np.abs(np.asarray(state["weights"]) - result["attention"][1, 2, state["token"]])) <= TOLERANCE
+        colours = page.evaluate(f"""() => [...{figure_at}.shadowRoot.querySelectorAll('.chip:not(.masked)')]
+            .map((chip) => [chip.dataset.weight, getComputedStyle(chip).backgroundColor])""")
+        by_weight = sorted(colours, key=lambda c: float(c[0]))
+        assert len({colour for _, colour in colours}) >= 3 and by_weight[0][1] != by_weight[-1][1], colours
+        ids = page.evaluate(f"() => [...{figure_at}.shadowRoot.querySelectorAll('[id]')].map((e) => e.id)")
+        assert len(ids) > 30 and len(ids) == len(set(ids))
+        # the keyboard: into the text box, type, then to the chips and along them with the arrow keys
+        box = page.locator("course-card attention-live textarea")
+        box.focus()
+        box.press("End")
+        page.keyboard.type(" Rabbit")
+        page.wait_for_function(f"t => {figure_at}.state().text === t && {figure_at}.state().tokens.length > 0", arg=ELEMENT_TEXT + " Rabbit", timeout=WAIT_MS)
+        page.locator("course-card attention-live .chip[tabindex='0']").focus()
+        before = page.evaluate(f"() => {figure_at}.state().token")
+        page.keyboard.press("ArrowLeft")
+        page.wait_for_function(f"t => {figure_at}.state().token === t", arg=before - 1, timeout=WAIT_MS)
+        assert page.evaluate(f"() => {figure_at}.shadowRoot.activeElement.dataset.index") == str(before - 1)
+        exported = page.evaluate(f"""async () => {{
+            const file = await {figure_at}.exportImage({{ format: "svg" }});
+            return [file.type, file.size];
+        }}""")
+        assert exported[0] == "image/svg+xml" and exported[1] > 2_000, exported
+
+
+TRUSTED_TYPES = {"required": "require-trusted-types-for 'script'",
+                 "named": "require-trusted-types-for 'script'; trusted-types attention-live"}
+
+
+@pytest.mark.parametrize("policy", TRUSTED_TYPES.values(), ids=TRUSTED_TYPES.keys())
+def test_trusted_types(playwright, tmp_path, figure, policy):
+    """Under a course page's Content-Security-Policy requiring Trusted Types, the element starts: it
+    parses no HTML string, and its worker's URL goes through its one policy, "attention-live"."""
+    with element_page(playwright, tmp_path, page_headers={"Content-Security-Policy": policy}) as page:
+        assert page.evaluate("() => window.trustedTypes !== undefined")  # enforced in this browser
+        check_element_view(page, figure)
+        page.locator("attention-live textarea").press("End")
+        page.locator("attention-live textarea").press_sequentially(" Rabbit")
+        page.wait_for_function("t => document.querySelector('attention-live').state().text === t", arg=ELEMENT_TEXT + " Rabbit", timeout=WAIT_MS)
+        check_element_view(page, figure)
+        with browser_context(playwright) as context:  # the page really enforces Trusted Types (a refusal logs a console error: not on the watched page)
+            other = context.new_page()
+            other.goto(page.url)
+            assert other.evaluate("() => { try { document.createElement('div').innerHTML = '<b>x</b>'; return false; } catch { return true; } }")
+
+
+def test_trusted_types_without_the_figure_s_policy_says_what_to_allow(playwright, tmp_path):
+    policy = "require-trusted-types-for 'script'; trusted-types course-theme"
+    with course_site(tmp_path, {"unit.html": ELEMENT}, page_headers={"Content-Security-Policy": policy}) as url, browser_context(playwright) as context:
+        page = context.new_page()
+        page.goto(url + "/unit.html")
+        page.wait_for_function("() => document.querySelector('attention-live').dataset.state === 'error'", timeout=WAIT_MS)
+        status = page.locator("attention-live #status").text_content()
+        assert "attention-live" in status and "trusted-types" in status, status
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_right_to_left_course_page(playwright, tmp_path, figure, width):
+    """On <html dir="rtl" lang="ar">, the figure keeps its own language and direction (English, left
+    to right): its controls read left to right, nothing sticks out of the column, and a right-to-left
+    sentence in its text box reads right to left."""
+    with element_page(playwright, tmp_path, width=width, html_attributes='dir="rtl" lang="ar"') as page:
+        check_element_view(page, figure)
+        element = page.locator("attention-live").first
+        look = element.evaluate("""(el) => {
+            const root = el.shadowRoot, figure = root.querySelector('.figure'), box = el.getBoundingClientRect();
+            const heads = [...root.querySelectorAll('#heads label')].map((label) => label.getBoundingClientRect().left);
+            const out = [...root.querySelectorAll('*')].filter((part) => {
+                const r = part.getBoundingClientRect();
+                return r.width > 0 && part.closest('[hidden]') === null && (r.left < box.left - 1 || r.right > box.right + 1);
+            }).map((part) => part.tagName + '#' + part.id + '.' + part.className);
+            return { lang: figure.lang, dir: getComputedStyle(figure).direction, heads, out,
+                     scroll: document.documentElement.scrollWidth - window.innerWidth };
+        }""")
+        assert look["lang"] == "en" and look["dir"] == "ltr"
+        assert look["heads"] == sorted(look["heads"]) and len(look["heads"]) > 1, look["heads"]
+        assert look["out"] == [] and look["scroll"] <= 0, look
+        arabic = "قالت أليس مرحبا"
+        element.locator("textarea").fill(arabic)
+        page.wait_for_function("t => document.querySelector('attention-live').state().text === t", arg=arabic, timeout=WAIT_MS)
+        assert element.locator("textarea").evaluate("(box) => getComputedStyle(box).direction") == "rtl"
+        assert element.evaluate("(el) => getComputedStyle(el.shadowRoot.querySelector('#tokens')).direction") == "ltr"
+
+
+# A single-page course site: links swap the content of <main> in place (fetched, parsed, moved in;
+# inline scripts re-created without their attributes, as MkDocs Material's instant navigation does),
+# and the address follows with history.pushState; Back and Forward swap it again.
+INSTANT = """<script>
+  const swapIn = async (href) => {
+    const next = new DOMParser().parseFromString(await (await fetch(href)).text(), "text/html").querySelector("main");
+    const main = document.querySelector("main");
+    main.replaceChildren(...next.childNodes);
+    for (const old of main.querySelectorAll("script")) {  // re-created as a classic script: type and the rest dropped
+      const script = document.createElement("script");
+      script.textContent = old.textContent;
+      old.replaceWith(script);
+    }
+    window.swaps = (window.swaps ?? 0) + 1;
+  };
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest("a[data-instant]");
+    if (!link) return;
+    event.preventDefault();
+    history.pushState(null, "", link.href);
+    swapIn(link.href);
+  });
+  addEventListener("popstate", () => swapIn(location.href));
+</script>"""
+FIGURE_PAGE = ELEMENT + '<p><a data-instant href="other.html">Next: multi-head attention</a></p>'  # the element's script: in <head>, never inline
+OTHER_PAGE = '<p>Multi-head attention, in prose.</p><p><a data-instant href="unit.html">Back to the figure</a></p>'
+
+
+def live_figure_equals_cpython(page, figure, text):
+    """Wait until the page's (one) element shows ``text`` live, then check it against CPython."""
+    page.wait_for_function("""t => { const el = document.querySelector('attention-live');
+        return el?.state && el.dataset.state === 'ready' && el.state().text === t && el.state().weights.length > 0; }""", arg=text, timeout=WAIT_MS)
+    return check_element_view(page, figure)
+
+
+def test_the_site_s_own_navigation(playwright, tmp_path, figure):
+    """Content swapped in by the site's own navigation (instant navigation, Back/Forward, a
+    single-page app taking the element out and putting it back 25 times, or a new one each time):
+    the figure on the new page works, and nothing leaks (Python serves only the figures on the page)."""
+    pages = {"unit.html": FIGURE_PAGE, "other.html": OTHER_PAGE}
+    with course_site(tmp_path, pages, head=INSTANT) as url, browser_context(playwright, viewport={"width": 1000, "height": 900}) as context:
+        watch = Watch(url)
+        page = watch.page(watch.context(context).new_page())
+        page.goto(url + "/other.html")  # the first page has no figure: the element's script is loaded, no element yet
+        page.get_by_text("Back to the figure").click()
+        page.wait_for_function("() => window.swaps === 1")
+        live_figure_equals_cpython(page, figure, ELEMENT_TEXT)
+        for _ in range(2):  # away and back with the site's links, then with Back and Forward
+            page.get_by_text("Next: multi-head attention").click()
+            page.wait_for_function("() => !document.querySelector('attention-live')")
+            page.get_by_text("Back to the figure").click()
+            live_figure_equals_cpython(page, figure, ELEMENT_TEXT)
+        page.go_back()
+        page.wait_for_function("() => !document.querySelector('attention-live')")
+        page.go_forward()
+        state = live_figure_equals_cpython(page, figure, ELEMENT_TEXT)
+        page.wait_for_function("() => document.querySelector('attention-live').state().runtime.figures === 1", timeout=WAIT_MS)
+        # a single-page app: the same element out and in 25 times, then 25 new ones in its place
+        page.evaluate("""async () => {
+            const figure = document.querySelector('attention-live'), parent = figure.parentElement;
+            for (let i = 0; i < 25; i += 1) {
+                figure.remove();
+                await new Promise((resolve) => setTimeout(resolve, 0));
+                parent.prepend(figure);
+            }
+            for (let i = 0; i < 25; i += 1) {
+                const next = document.createElement('attention-live');
+                next.setAttribute('text', `Alice said ${i}`);
+                document.querySelector('attention-live').replaceWith(next);
+                await new Promise((resolve) => setTimeout(resolve, i % 2 ? 0 : 30));
+            }
+        }""")
+        live_figure_equals_cpython(page, figure, "Alice said 24")
+        page.wait_for_function("() => document.querySelector('attention-live').state().runtime.figures === 1", timeout=WAIT_MS)
+        assert state["runtime"]["id"] == first_figure_state(page)["runtime"]["id"]  # the same Python all along
+    watch.check()

@@ -89,14 +89,20 @@ def test_typing_in_one_changes_no_other(course_page, figure):
     page.locator("attention-live").nth(0).locator("label.choice[data-value='1']").first.click()  # layer 1 in the first
     page.wait_for_function("() => document.querySelectorAll('attention-live')[0].state().layer === 1")
     checked = page.evaluate("""() => [...document.querySelectorAll('attention-live')].map((figure) =>
-        [figure.querySelector('[id$="layers"] input:checked').value, String(figure.state().layer)])""")
+        [figure.shadowRoot.querySelector('#layers input:checked').value, String(figure.state().layer)])""")
     assert all(shown == chosen for shown, chosen in checked), checked  # each figure's radio groups are its own
 
 
 def test_no_id_repeats_and_axe_finds_nothing(course_page, axe_source):
+    """Each element's parts are in its own shadow root, where no id repeats (label for=, aria-labelledby
+    and the rest resolve there), and none is in the page's document, whose ids stay the page's."""
     page, _ = course_page
-    ids = page.evaluate("() => [...document.querySelectorAll('[id]')].map((element) => element.id)")
-    assert len(ids) > 30 and len(ids) == len(set(ids))
+    roots = page.evaluate("""() => [document, ...[...document.querySelectorAll('attention-live')].map((figure) => figure.shadowRoot)]
+        .map((root) => [...root.querySelectorAll('[id]')].map((element) => element.id))""")
+    page_ids, *figure_ids = roots
+    assert len(figure_ids) == 3 and not set(page_ids) & {id for ids in figure_ids for id in ids}
+    for ids in figure_ids:
+        assert len(ids) > 30 and len(ids) == len(set(ids))
     assert violations(page, axe_source) == []
 
 
@@ -162,7 +168,7 @@ def test_a_figure_below_the_fold_waits_until_scrolled_to(playwright, tmp_path, f
         low = page.evaluate("() => ({state: document.getElementById('low').dataset.state, runtime: document.getElementById('low').state().runtime})")
         assert low == {"state": "waiting", "runtime": None}
         want = figure.analyse("The Queen said nothing")
-        page.wait_for_function("n => document.querySelectorAll('#low .chip').length === n", arg=len(want["ids"]), timeout=WAIT_MS)
+        page.wait_for_function("n => document.getElementById('low').shadowRoot.querySelectorAll('.chip').length === n", arg=len(want["ids"]), timeout=WAIT_MS)
         early = page.evaluate("() => document.getElementById('low').state()")  # its tokens, from the running Python; no attention
         assert (early["ids"], early["tokens"], early["weights"]) == (want["ids"], want["labels"], [])
         assert page.locator("#low .chip[data-weight]").count() == 0
@@ -250,3 +256,54 @@ def test_a_closed_page_gives_its_figures_back(playwright, tmp_path):
         first.wait_for_function("() => document.querySelector('attention-live').state().runtime.figures === 2", timeout=WAIT_MS)
         second.close()
         first.wait_for_function("() => document.querySelector('attention-live').state().runtime.figures === 1", timeout=WAIT_MS)
+
+
+def test_twenty_figures_share_one_python(playwright, tmp_path, figure):
+    """Twenty elements on one page (a long chapter): each goes live, right for its own text, and one
+    Python serves them all."""
+    texts = [f"Alice said {word} to the Rabbit." for word in ("hello", "nothing", "yes", "no", "goodbye")] * 4
+    texts = [f"{text} ({i})" for i, text in enumerate(texts)]
+    body = "".join(f'<attention-live text="{text}"></attention-live>' for text in texts)
+    with course_site(tmp_path, {"long.html": body}) as url, browser_context(playwright, viewport={"width": 1000, "height": 900}) as context:
+        page = context.new_page()
+        page.goto(url + "/long.html")
+        states = page.evaluate("""async () => {
+            const figures = [...document.querySelectorAll('attention-live')];
+            await Promise.all(figures.map((figure) => figure.ready));
+            const drawn = () => figures.every((figure) => figure.state().matrix.length === figure.state().ids.length && figure.state().ids.length > 0);
+            await new Promise((resolve) => { const wait = () => drawn() ? resolve() : setTimeout(wait, 20); wait(); });
+            return figures.map((figure) => figure.state());
+        }""")
+        assert len(states) == 20 and len({s["runtime"]["id"] for s in states}) == 1
+        page.wait_for_function("() => document.querySelector('attention-live').state().runtime.figures === 20", timeout=WAIT_MS)
+        for state, text in zip(states, texts):
+            assert_matches_cpython(state, figure, text)
+
+
+def test_an_attribute_flood_leaves_the_last_value_shown(playwright, tmp_path, figure):
+    """A host script that sets the attributes hundreds of times in a row (a slider bound to them, a
+    framework re-rendering) leaves the figure on the last values, with no error, and no extra view
+    in Python."""
+    with course_site(tmp_path, {"flood.html": '<attention-live text="Alice"></attention-live>'}) as url, browser_context(playwright) as context:
+        page = context.new_page()
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.goto(url + "/flood.html")
+        page.evaluate("() => document.querySelector('attention-live').ready")
+        page.evaluate("""async () => {
+            const figure = document.querySelector('attention-live');
+            for (let i = 0; i < 600; i += 1) {
+                figure.setAttribute('text', `The Queen said ${i} times`);
+                figure.setAttribute('layer', String(1 + (i % 2)));
+                figure.setAttribute('head', String(1 + (i % 4)));
+                if (i % 50 === 0) await new Promise((resolve) => setTimeout(resolve, 0));
+            }
+        }""")
+        last = "The Queen said 599 times"
+        page.wait_for_function("t => { const s = document.querySelector('attention-live').state(); return s.text === t && s.matrix.length === s.ids.length; }",
+                               arg=last, timeout=WAIT_MS)
+        state = page.evaluate("() => document.querySelector('attention-live').state()")
+        assert (state["layer"], state["head"]) == (2, 4) and state["runtime"]["figures"] == 1
+        assert_matches_cpython(state, figure, last)
+        assert errors == []

@@ -7,7 +7,8 @@
  * fallbacks and notices); changing one changes the view. Each element is one figure (figure.js), and
  * every figure of the page asks the page's one Python (python-client.js).
  *
- *   connected ─▶ parts drawn (figure-template.js, ids prefixed: none repeats on the page)
+ *   connected ─▶ parts drawn in its own open shadow root (figure-template.js), styled there
+ *       │        (figure-styles.js, adopted): no course page's rule reaches them, none of ours leaks out
  *       │        build.json ─▶ first paint: the precomputed default view, or "Computing this text…"
  *       │        (data-state="waiting"), and its tokens once another figure has started Python
  *       │
@@ -22,30 +23,22 @@
  * (built into the page, so they show before any script runs); page.js starts it with the page-level
  * pieces. Methods and properties of an element: those of window.attentionLive (figure.js's API).
  */
-import FIGURE_HTML from "./figure-template.js";
+import FIGURE_TREE from "./figure-template.js";
+import FIGURE_CSS from "./figure-styles.js";
 import { AttentionFigure } from "./figure.js";
 import { fetchManifest } from "./manifest.js";
 import { pythonFor } from "./python-client.js";
 import { asInBox, wellFormed } from "./text-box.js";
 import { throttled } from "./throttle.js";
 import { readLink } from "./url-state.js";
+import { fromTree } from "./views/dom.js";
 
 const buildFolder = new URL("./", import.meta.url).href; // this build's files (see build.py)
 const pageFolder = new URL("../", buildFolder).href; // the build's index.html, beside its folder
 const ATTRIBUTES = ["text", "layer", "head", "token", "panels"];
 const CHANGE_MS = 200; // change events at most this often while typing: each holds the whole T × T matrix
 const NEAR = "100% 0px"; // "within one viewport": the observer's margin, a screen's height above and below
-let figuresMade = 0; // for each element's id prefix
-
-/* The page's figure styles, once (figure.css is scoped to the figure's box). */
-function addStyles() {
-  const href = new URL("figure.css", buildFolder).href;
-  if ([...document.styleSheets].some((sheet) => sheet.href === href) || document.querySelector(`link[href="${href}"]`)) return;
-  const link = document.createElement("link");
-  link.rel = "stylesheet";
-  link.href = href;
-  document.head.append(link);
-}
+let figureSheet = null; // figure.css as one constructed style sheet, adopted by every element's shadow root
 
 /* The element's attributes as a link's fragment, for readLink (a lone surrogate as U+FFFD, as the figure takes every text). */
 function fragmentOf(element) {
@@ -93,26 +86,27 @@ export class AttentionLiveElement extends HTMLElement {
     figure.showView(view, changes);
   }
 
-  /* Its parts from the template, with ids of its own, and its figure. */
+  /* Its parts from the template, in its own open shadow root (ids need no prefix there: a root is
+   * its own scope), and its figure. */
   makeFigure(options = {}) {
-    addStyles();
-    const prefix = `attention-live-${++figuresMade}-`;
-    const template = document.createElement("template");
-    template.innerHTML = FIGURE_HTML.replace(/\b(id|for|aria-labelledby|aria-describedby)="([^"]+)"/g,
-      (_, name, ids) => `${name}="${ids.split(" ").map((id) => prefix + id).join(" ")}"`);
-    template.content.querySelector(".no-scripts")?.remove(); // scripts run: this one does
-    this.replaceChildren(template.content);
-    return this.makeFigureOf(this.firstElementChild, prefix, {
+    const root = this.shadowRoot ?? this.attachShadow({ mode: "open" });
+    if (!figureSheet) {
+      figureSheet = new CSSStyleSheet();
+      figureSheet.replaceSync(FIGURE_CSS);
+    }
+    root.adoptedStyleSheets = [figureSheet]; // and the weight colours: figure.js
+    root.replaceChildren(fromTree(FIGURE_TREE));
+    return this.makeFigureOf(root.firstElementChild, {
       initialView: (config, maxChars) => readLink(fragmentOf(this), config, maxChars, asInBox),
       ...options,
     });
   }
 
-  /** The figure of `root` (inside this element), with `prefix` before its parts' ids and `options`
-   *  replacing the element's (figure.js's AttentionFigure options). */
-  makeFigureOf(root, prefix, options) {
+  /** The figure of `root` (inside this element, or its shadow root), with `options` replacing the
+   *  element's (figure.js's AttentionFigure options). */
+  makeFigureOf(root, options) {
     const figure = new AttentionFigure(root, {
-      prefix, stateElements: [this], python: pythonFor(new URL("worker.js", buildFolder)), buildFolder,
+      host: this, stateElements: [this], python: pythonFor(new URL("worker.js", buildFolder)), buildFolder,
       manifest: () => fetchManifest(buildFolder),
       linkHref: (fragment) => new URL(`index.html${fragment}`, pageFolder).href, // the standalone page, on this view
       ...options,

@@ -18,8 +18,8 @@ import { createViewState } from "./state.js";
 import { BOX_MAX_CHARS, boxed, isWellFormed } from "./text-box.js";
 import { linkFor } from "./url-state.js";
 import { drawChoices, drawTokens, drawWeights, enableChipKeys, markChoice, markReused, markTile } from "./views/chips.js";
-import { drawLegend } from "./views/colour.js";
-import { setHidden, setText } from "./views/dom.js";
+import { drawLegend, weightColours } from "./views/colour.js";
+import { focusedIn, setHidden, setText } from "./views/dom.js";
 import { createHeadsGrid } from "./views/heads-grid.js";
 import { createMathPanel } from "./views/math-panel.js";
 import { createFlashSteps } from "./views/flash-steps.js";
@@ -29,7 +29,7 @@ import { drawWhatIfBanner } from "./views/what-if-banner.js";
 import { whenSeenOrPaused } from "./views/when-paused.js";
 import { headOffset, keysSeen, queryText } from "./views/numbers.js";
 
-/* The figure's parts: id (after the figure's id prefix) of each. */
+/* The figure's parts: the id of each, in the figure's tree (its document, or its element's shadow root). */
 const PARTS = {
   text: "text", layers: "layers", heads: "heads", status: "status", announcer: "announcer", notice: "notice",
   tokens: "tokens", modelSize: "model-size", retry: "retry", legend: "legend", headsPanel: "heads-panel",
@@ -128,7 +128,7 @@ export class AttentionFigure {
   /**
    * @param {Element} root        the figure's element: its parts are found inside it
    * @param {object} options
-   *   prefix        the figure's id prefix ("" for the standalone page's figure)
+   *   host          the <attention-live> element: its events are dispatched there
    *   stateElements where data-state is set: the element (the standalone page's: its <html> first)
    *   python        the page's PythonClient (python-client.js)
    *   buildFolder   the build's folder URL (build.json, worker.js)
@@ -142,7 +142,9 @@ export class AttentionFigure {
     this.root = root;
     this.options = options;
     this.stateElements = options.stateElements;
-    const part = (id) => root.querySelector(`[id="${options.prefix}${id}"]`);
+    const part = (id) => root.querySelector(`[id="${id}"]`);
+    const tree = root.getRootNode(); // the document, or the element's shadow root
+    if (!tree.adoptedStyleSheets.includes(weightColours())) tree.adoptedStyleSheets = [...tree.adoptedStyleSheets, weightColours()];
     this.el = Object.fromEntries(Object.entries(PARTS).map(([name, id]) => [name, part(id)]));
     this.el.saveButtons = root.querySelectorAll("button[data-save]");
     this.panels = { heads: this.el.headsPanel, matrix: this.el.matrixPanel, math: this.el.mathPanel, next: this.el.nextPanel };
@@ -424,7 +426,8 @@ export class AttentionFigure {
 
   show(result) {
     const { el, view } = this;
-    const focused = document.activeElement !== el.text && this.root.contains(document.activeElement) ? document.activeElement : null; // the box is never removed: typing pays nothing here
+    const active = focusedIn(this.root);
+    const focused = active !== el.text && this.root.contains(active) ? active : null; // the box is never removed: typing pays nothing here
     const token = queryAfter(view.result, result, this.viewState.get().token);
     result.seq = ++this.resultsShown; // explain's and predict's answers name the result they belong to
     view.result = result;
@@ -452,7 +455,7 @@ export class AttentionFigure {
    * (dom.js), so the attribute tells without a layout (checkVisibility would force one in the middle
    * of drawing: 7 ms of every update at CPU ×4, docs/benchmark.md). */
   keepFocus(element) {
-    if (!element || (document.activeElement !== element && document.activeElement !== document.body)) return;
+    if (!element || (focusedIn(this.root) !== element && document.activeElement !== document.body)) return;
     if (element.isConnected && !element.closest("[hidden]")) return;
     (this.el.tokens.querySelector('.chip[tabindex="0"]') ?? this.el.text).focus({ preventScroll: true });
   }
@@ -847,7 +850,7 @@ export class AttentionFigure {
       this.setState("ready");
       performance.mark("attention-live:live");
       this.readyResolve();
-      this.root.dispatchEvent(new CustomEvent("attention-live:ready", { bubbles: true }));
+      this.options.host.dispatchEvent(new CustomEvent("attention-live:ready", { bubbles: true }));
       this.changed();
     } catch (error) {
       this.fail(`The figure could not start: ${error.message}`);
@@ -865,9 +868,9 @@ export class AttentionFigure {
     drawLegend(el.legend);
     const readOut = (text) => this.announcer.choice(() => text); // a keyboard read-out of one number is a choice too
     this.view.headsGrid = createHeadsGrid(el.headsGrid, config, (layer, head) => this.choose({ layer, head }));
-    this.view.matrix = createMatrix(el.matrix, (index) => this.pickToken(index), readOut, this.options.prefix);
-    this.view.math = createMathPanel(el.math, (whatIf) => this.choose({ whatIf }), readOut, this.options.prefix);
-    this.view.flash = createFlashSteps(el.flash, (flash) => this.viewState.update({ flash }), readOut, this.options.prefix);
+    this.view.matrix = createMatrix(el.matrix, (index) => this.pickToken(index), readOut);
+    this.view.math = createMathPanel(el.math, (whatIf) => this.choose({ whatIf }), readOut);
+    this.view.flash = createFlashSteps(el.flash, (flash) => this.viewState.update({ flash }), readOut);
     this.view.next = createNextToken(el.next, config, (layer, head) => this.toggleKnockout(layer, head));
     // the views that cost most to draw wait while out of view, until the reader pauses or scrolls to them
     this.view.offScreen = { heads: whenSeenOrPaused(el.headsGrid), matrix: whenSeenOrPaused(el.matrix), math: whenSeenOrPaused(el.math) };
@@ -924,7 +927,7 @@ export class AttentionFigure {
     try {
       this.newReadyPromise();
       this.setState("loading");
-      if (document.activeElement === el.retry) el.text.focus({ preventScroll: true }); // not lost with the button
+      if (focusedIn(el.retry) === el.retry) el.text.focus({ preventScroll: true }); // not lost with the button
       el.retry.hidden = true;
       // Python is asked for as soon as build.json is here, so that it starts (or, already running for
       // another figure, answers) while the first paint is drawn; boot() then waits for it

@@ -18,7 +18,7 @@ function start() {
   if (!(element instanceof AttentionLiveElement)) return;
   const embedOptions = readEmbedOptions(location.search);
   let link = null;
-  const figure = element.makeFigureOf(element.querySelector(".figure"), "", {
+  const figure = element.makeFigureOf(element.querySelector(".figure"), {
     stateElements: [root, element],
     initialView: viewInAddress,
     linkHref: () => { // the address holds the view, written first: the last change is in it

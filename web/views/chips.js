@@ -16,6 +16,7 @@
  * query one token, Home and End to the first and the last; Enter and Space select the focused chip.
  */
 import { needsLightText, weightClass } from "./colour.js";
+import { focusedIn } from "./dom.js";
 import { percent as written } from "./numbers.js";
 import { whenPaused } from "./when-paused.js";
 
@@ -118,7 +119,7 @@ export function drawWeights(container, row, query, previewing, causal = true) {
   }
   container.nameWriter ??= whenPaused(container);
   const writeNames = () => names.forEach(([chip, weight]) => setAttribute(chip, "aria-label", nameOf(chip, weight, T)));
-  if (container.contains(document.activeElement)) {
+  if (container.contains(focusedIn(container))) {
     container.nameWriter.nothingLater();
     writeNames();
   } else {

@@ -78,18 +78,23 @@ export function weightCss(weight) {
   return CSS[step(weight)];
 }
 
-let weightSheet = null; // one rule per step of the table, adopted by the document on first use
+let weightSheet = null; // one rule per step of the table, made on first use
 
-/** The class that gives a chip its weight's background colour: "w0" … "w255", one per step of the
- *  table. A class, not an inline colour: chips of the same class share one computed style (Blink's
- *  matched-properties cache), where an inline colour restyles each chip from its rules on every
- *  keystroke (docs/benchmark.md). */
-export function weightClass(weight) {
+/** The style sheet of the weight colours (a constructed CSSStyleSheet, one per page): each figure's
+ *  tree, its document or its shadow root, adopts it (figure.js). */
+export function weightColours() {
   if (!weightSheet) {
     weightSheet = new CSSStyleSheet();
     weightSheet.replaceSync(CSS.map((colour, i) => `.figure .chip.w${i} { background-color: ${colour}; }`).join("\n"));
-    document.adoptedStyleSheets = [...document.adoptedStyleSheets, weightSheet];
   }
+  return weightSheet;
+}
+
+/** The class that gives a chip its weight's background colour: "w0" … "w255", one per step of the
+ *  table (weightColours). A class, not an inline colour: chips of the same class share one computed
+ *  style (Blink's matched-properties cache), where an inline colour restyles each chip from its rules
+ *  on every keystroke (docs/benchmark.md). */
+export function weightClass(weight) {
   return `w${step(weight)}`;
 }
 

@@ -57,11 +57,11 @@ export function resultText(flashed) {
   };
 }
 
-export function createFlashSteps(container, onChange, onRead, prefix = "") {
+export function createFlashSteps(container, onChange, onRead) {
   const controls = element("div", "flash-controls");
   const sizeLabel = element("label", null, "Tile size ");
   const size = element("select");
-  size.id = `${prefix}flash-tile`;
+  size.id = "flash-tile";
   for (const value of TILE_SIZES) size.append(new Option(`${value} keys`, String(value)));
   size.addEventListener("change", () => onChange({ tile: Number(size.value), step: 0 }));
   sizeLabel.append(size);

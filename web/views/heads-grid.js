@@ -12,7 +12,7 @@
  * first changed token on (heatmap.js); a new selection only moves the outlines. Keyboard: one tab stop; arrow keys move between heads (Left,
  * Right) and layers (Up, Down), Home and End to the first and last; Enter or Space selects.
  */
-import { setHidden } from "./dom.js";
+import { focusedIn, setHidden } from "./dom.js";
 import { firstChangedRow, paintHeatmap } from "./heatmap.js";
 import { headOffset, keysSeen, percent, strongestKeys } from "./numbers.js";
 
@@ -46,7 +46,7 @@ export function createHeadsGrid(container, config, onPick) {
   container.style.setProperty("--heads", String(config.n_head));
   container.replaceChildren(...thumbs);
   container.addEventListener("keydown", (event) => {
-    const at = thumbs.indexOf(document.activeElement);
+    const at = thumbs.indexOf(focusedIn(container));
     if (at < 0) return;
     const step = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -config.n_head, ArrowDown: config.n_head }[event.key];
     let next = step === undefined ? null : at + step;
@@ -81,12 +81,13 @@ export function createHeadsGrid(container, config, onPick) {
   function draw(result, state) {
     if (result !== painted) paint(result);
     const T = result.ids.length;
-    const focused = thumbs.includes(document.activeElement);
+    const active = focusedIn(container);
+    const focused = thumbs.includes(active);
     for (const thumb of thumbs) {
       const { layer, head } = thumb;
       const selected = layer === state.layer && head === state.head;
       thumb.setAttribute("aria-pressed", String(selected));
-      thumb.tabIndex = (focused ? thumb === document.activeElement : selected) ? 0 : -1; // one tab stop: the focused or the selected head
+      thumb.tabIndex = (focused ? thumb === active : selected) ? 0 : -1; // one tab stop: the focused or the selected head
       const row = thumb.rowMark;
       setHidden(row, T === 0);
       let label = `layer ${layer}, head ${head}`;

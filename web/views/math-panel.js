@@ -129,7 +129,7 @@ export function mathText(explained, labels, cache) {
   };
 }
 
-export function createMathPanel(container, onWhatIf, onRead, prefix = "") {
+export function createMathPanel(container, onWhatIf, onRead) {
   const formula = element("p", "math-formula");
   const whatIfs = element("fieldset", "what-ifs");
   whatIfs.append(element("legend", null, "What-ifs, for this head only"));
@@ -139,7 +139,7 @@ export function createMathPanel(container, onWhatIf, onRead, prefix = "") {
     const box = element("input");
     box.type = "checkbox";
     box.checked = true;
-    box.id = `${prefix}what-if-${name}`; // prefix: the figure's, so that no id repeats on a page of several figures
+    box.id = `what-if-${name}`;
     box.addEventListener("change", () => onWhatIf({ [name]: box.checked }));
     label.append(box, ` ${text}`);
     whatIfs.append(label);
@@ -158,7 +158,7 @@ export function createMathPanel(container, onWhatIf, onRead, prefix = "") {
   }
   const readoutHelp = "Point at a cell of q, k or v, or focus a strip and use the arrow keys, to read its number.";
   const readout = element("p", "strip-readout", readoutHelp);
-  readout.id = `${prefix}strip-readout`;
+  readout.id = "strip-readout";
   const table = element("table", "math-table");
   const caption = element("caption");
   const head = element("thead");

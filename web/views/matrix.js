@@ -53,9 +53,9 @@ export function describeRow(result, state, query) {
   return `«${result.labels[query]}» attends most to ${first}${rest.length ? `, then ${rest.join(", ")}` : ""}.`;
 }
 
-export function createMatrix(container, onPick, onRead, prefix = "") {
+export function createMatrix(container, onPick, onRead) {
   const canvas = element("canvas");
-  canvas.id = `${prefix}matrix`; // prefix: the figure's, so that no id repeats on a page of several figures
+  canvas.id = "matrix";
   canvas.tabIndex = 0;
   canvas.setAttribute("role", "img");
   const rowMark = element("span", "row-mark");
@@ -70,10 +70,10 @@ export function createMatrix(container, onPick, onRead, prefix = "") {
   const box = element("div", "matrix-box");
   box.append(element("span", "matrix-corner"), cols, rows, cells);
   const readout = element("p", "matrix-readout");
-  readout.id = `${prefix}matrix-readout`;
+  readout.id = "matrix-readout";
   canvas.setAttribute("aria-describedby", readout.id);
   const table = element("table");
-  table.id = `${prefix}matrix-table`;
+  table.id = "matrix-table";
   const hidden = element("div", "visually-hidden"); // a table ignores the 1-px box itself
   const caption = element("caption");
   const head = element("thead");
