@@ -613,6 +613,8 @@ def test_a_phone_s_network(playwright, figure, bits_per_second):
         assert figure_page.settled(timeout=15 * 60_000) == "ready", figure_page.status()
         assert "error" not in page.evaluate("window.states")
         check_view(figure_page, figure)
+        runtime = figure_page.state()["runtime"]  # the SharedWorker answered in time (python-client.js SHARED_SILENT_MS): no dedicated one beside it
+        assert runtime["kind"] == "shared" and "sharedRefused" not in runtime and requested.count("worker.js") == 1, (runtime, requested)
         watch.check()
     # Python started without its 6.3 MB memory snapshot (it would have taken longer to arrive than it
     # saves): no request for it came before the offline copy's service worker (sw.js), registered once
@@ -718,6 +720,7 @@ def test_the_course_theme_s_css(playwright, tmp_path, figure):
     hooks = ('<style>attention-live { --attention-live-font: serif; --attention-live-font-size: 20px; }'
              'attention-live::part(figure) { outline: 3px solid rgb(1, 2, 3); }</style>')
     body = "".join(f'<attention-live {theme} text="{ELEMENT_TEXT}"></attention-live>' for theme in ("", 'theme="dark"', 'theme="light"'))
+    body += f'<div style="--attention-live-scheme: light"><attention-live text="{ELEMENT_TEXT}"></attention-live></div>'  # a site's own switch, in CSS
     (tmp_path / "hooks").mkdir()
     with element_page(playwright, tmp_path / "hooks", body=body, head=hooks, context_options={"color_scheme": "dark"}) as page:
         looks = page.evaluate("""() => [...document.querySelectorAll('attention-live')].map((el) => {
@@ -725,7 +728,7 @@ def test_the_course_theme_s_css(playwright, tmp_path, figure):
             return [style.fontFamily, style.fontSize, getComputedStyle(el.shadowRoot.querySelector('textarea')).backgroundColor, style.outlineColor];
         })""")
         dark, light = "rgb(18, 22, 29)", "rgb(255, 255, 255)"  # the text box's background, figure.css's --bg
-        assert looks == [["serif", "20px", colour, "rgb(1, 2, 3)"] for colour in (dark, dark, light)], looks
+        assert looks == [["serif", "20px", colour, "rgb(1, 2, 3)"] for colour in (dark, dark, light, light)], looks
 
 
 def test_inside_another_component(playwright, tmp_path, figure):
