@@ -80,10 +80,8 @@ export class AttentionLiveElement extends HTMLElement {
   }
 
   attributeChangedCallback() {
-    const { figure } = this;
-    if (!figure?.manifest || this.hasAttribute("standalone")) return; // before build.json, the figure's start reads them
-    const { view, changes } = readLink(fragmentOf(this), figure.view.config, figure.manifest.max_text_chars, asInBox);
-    figure.showView(view, changes);
+    if (!this.figure?.canFollowLink || this.hasAttribute("standalone")) return; // before build.json, the figure's start reads them
+    this.figure.followLink(fragmentOf(this));
   }
 
   /* Its parts from the template, in its own open shadow root (ids need no prefix there: a root is

@@ -15,8 +15,8 @@ import { createAnswers } from "./answers.js";
 import { exportFigure } from "./export.js";
 import { afterPaint } from "./frames.js";
 import { createViewState } from "./state.js";
-import { BOX_MAX_CHARS, boxed, isWellFormed } from "./text-box.js";
-import { linkFor } from "./url-state.js";
+import { asInBox, BOX_MAX_CHARS, boxed, isWellFormed } from "./text-box.js";
+import { linkFor, readLink } from "./url-state.js";
 import { drawChoices, drawTokens, drawWeights, enableChipKeys, markChoice, markReused, markTile } from "./views/chips.js";
 import { drawLegend, weightColours } from "./views/colour.js";
 import { focusedIn, setHidden, setText } from "./views/dom.js";
@@ -374,6 +374,21 @@ export class AttentionFigure {
     const state = this.viewState.get();
     return shown ? linkFor(text, state, view.result.ids.length > 0)
       : linkFor(text, { ...state, token: this.asked.token ?? 0 }, this.asked.token !== undefined);
+  }
+
+  /** Whether followLink can show a link's view now: once build.json has arrived (before that, the
+   *  figure's start reads the view asked for itself: options.initialView). For page pieces. */
+  get canFollowLink() {
+    return this.manifest !== null;
+  }
+
+  /** Show the view of the link fragment `fragment` ("#text=…&layer=2&…", read as url-state.js's readLink
+   *  reads any link: the same fallbacks, and what it changes said in the notice) as a fresh load
+   *  would: a link followed in the tab (page-link.js), an element's attributes changed
+   *  (attention-live.js). Only once canFollowLink. For page pieces. */
+  followLink(fragment) {
+    const { view, changes } = readLink(fragment, this.view.config, this.manifest.max_text_chars, asInBox);
+    this.showView(view, changes);
   }
 
   /** Show the view `asked` ({text, layer, head, token, panels}: each optional, checked by readLink)

@@ -101,12 +101,11 @@ export function keepLinkInAddress(figure) {
    * fresh load would (AttentionFigure.showView). Before build.json has arrived, the figure's start
    * reads the address itself. */
   function follow() {
-    if (figure.manifest === null || location.hash === fragment) return;
+    if (!figure.canFollowLink || location.hash === fragment) return;
     clearTimeout(timer); // the old view is never written over the new link
     timer = null;
     fragment = location.hash;
-    const { view, changes } = readLink(location.hash, figure.view.config, figure.manifest.max_text_chars, asInBox);
-    figure.showView(view, changes);
+    figure.followLink(location.hash);
   }
 
   figure.onChange(() => {
