@@ -173,6 +173,7 @@ export class AttentionFigure {
     this.preparing = null; // prepare()'s promise while build.json is on its way
     this.newReadyPromise();
     this.viewState.subscribe((state, previous) => this.render(state, previous));
+    this.viewState.subscribe((state, previous) => this.whatIfsChanged(state, previous));
     this.viewState.subscribe(() => this.changed());
     this.api = this.makeApi();
     this.wire();
@@ -280,6 +281,12 @@ export class AttentionFigure {
 
   /* Every view redraws from the view state: the chips and selectors always, the panels below them
    * while open (opening one draws it). */
+  /* The worker computes the what-ifs (knockouts, a what-if on the selected head) with the attention:
+   * new ones need the same text computed again. */
+  whatIfsChanged(state, previous) {
+    if (this.channel && JSON.stringify(whatIfsOf(state)) !== JSON.stringify(whatIfsOf(previous))) this.submit(this.queue.text).catch(() => {});
+  }
+
   render(state, previous) {
     const { el, view } = this;
     markChoice(el.layers, state.layer);
@@ -290,8 +297,6 @@ export class AttentionFigure {
       if (state.panels[name] !== previous.panels[name]) panel.open = state.panels[name];
     }
     drawWhatIfBanner(el.whatIf, state);
-    // the worker computes the what-ifs with the attention: a new one needs the same text again
-    if (JSON.stringify(whatIfsOf(state)) !== JSON.stringify(whatIfsOf(previous)) && this.channel) this.submit(this.queue.text).catch(() => {});
     const waiting = !view.result || view.result.precomputed ? "Waiting for the live model…"
       : view.result.ids.length === 0 ? "No tokens: type a sentence above." : null;
     this.drawNext(state, waiting);
