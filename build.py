@@ -307,7 +307,7 @@ def package_wheels_as_tar(pyodide_folder):
     compressed) of the same files in the same order, and give pyodide-lock.json its file name and
     sha256 (Pyodide installs a package from a tar as from a wheel). The tab's worker writes a tar's
     files into site-packages straight from the downloaded bytes (web/tar.js): no unzip on the worker's
-    thread, where Python unpacking the wheel cost 220-300 ms of every start (docs/benchmark.md). On
+    thread, where Python unpacking the wheel cost 220-300 ms of every start (docs/benchmark-history.md). On
     the network the host's compression does what the zip's did (build.py serve and write_compressed_copies:
     Brotli makes numpy's 13 MB tar 2.3 MB, against the wheel's 3.6 MB). Entries have a fixed date,
     owner and mode: the same wheel gives the same tar. Returns the tars' paths."""

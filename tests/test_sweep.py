@@ -85,3 +85,25 @@ def test_a_run_whose_last_checkpoint_is_before_its_last_step_ended_early(tmp_pat
     assert ended_early(run, kept)
     assert not ended_early(run, kept + [tmp_path / "ckpt-step05000.pt"])
     assert ended_early(run, [])
+
+
+def test_a_run_of_the_plan_speaks_the_recipes_vocabulary():
+    """The sweep's Run and training.train's Recipe share one vocabulary: each field of a Run is the Recipe
+    field of that name, given to training.train as the option of that name; and the run the rule chose is
+    build.py train's recipe (course_model.RECIPE), its seed aside."""
+    from dataclasses import fields, replace
+    from types import SimpleNamespace
+
+    from training.course_model import RECIPE
+    from training.sweep import PLAN, run_name, train_command
+    from training.train import Recipe
+
+    assert set(Run._fields) <= {field.name for field in fields(Recipe)}
+    for run in PLAN:
+        recipe = Recipe(**run._asdict())
+        command, _ = train_command(SimpleNamespace(runs="runs", corpus="corpus", tokenizer="tokenizer.json"), run)
+        options = command[command.index("--out") + 2:command.index("--threads")]
+        given = {name.removeprefix("--").replace("-", "_"): value for name, value in zip(options[::2], options[1::2])}
+        assert given == {name: str(getattr(recipe, name)) for name, value in run._asdict().items() if value is not None}
+    (shipped,) = [run for run in PLAN if run_name(*run) == "p0.9-until3000-seed1-dropout0.05from3000-attention0.0-5000"]
+    assert Recipe(**shipped._asdict()) == replace(RECIPE, seed=1)

@@ -74,7 +74,7 @@ class Figure:
 
         Made the first time the token is shown, then kept: a text shows a few of the vocabulary's
         tokens, and making every label up front delayed the figure's start in the tab
-        (docs/benchmark.md, "Levers tried on 2026-12-03").
+        (docs/benchmark-history.md, "Levers tried on 2026-12-03").
         """
         if token_id not in self._labels:
             self._labels[token_id] = token_label(self.tokenizer.token_bytes[token_id])

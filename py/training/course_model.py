@@ -49,7 +49,7 @@ from training.train import Recipe, ResumeError, StopOnInterrupt, encode_split, g
 from training.train_tokenizer import train_tokenizer
 
 VOCAB_SIZE = 2000  # the shipped model's: the same file budget (about 1.2 MB in float16)
-# The shipped model's run (weights/MODEL_CARD.md, "Training"): stochastic depth on layer 1's attention
+# The shipped model's run (weights/MODEL_CARD.md, "Training procedure"): stochastic depth on layer 1's attention
 # for its first 3,000 of 5,000 steps, then dropout 0.05 on the residual branches for the rest
 RECIPE = Recipe(max_iters=5000, dropout=0.05, attention_dropout=0.0, l1_attention_drop=0.9,
                 l1_attention_drop_until=3000, dropout_from=3000)

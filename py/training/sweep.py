@@ -15,7 +15,7 @@ checkpoint on:
 
 Each judged checkpoint is one JSON line of ``--results`` (appended as soon as it is judged, so a sweep
 cut short keeps what it measured and a later call skips the runs already there). ``choose`` applies
-the selection rule below; ``--report`` prints the model card's sweep table and the choice.
+the selection rule below; ``--report`` prints the sweep tables of ``weights/SWEEP_RECORD.md`` and the choice.
 
 The selection rule, committed before any candidate of issue 19 was judged:
 
@@ -61,68 +61,41 @@ HELD_OUT_BOUND = 0.70  # least share of held-out sentences in which the claim-1 
 HELD_OUT_SENTENCES = 60
 
 
-def run_name(p, seed, dropout, steps, entropy=0.0, until=None, dropout_from=None, attention_dropout=None):
-    """A run's name from its settings: ``run_name(0.5, 1337, 0.1, 3000) == "p0.5-seed1337-dropout0.1-3000"``,
+def run_name(l1_attention_drop, seed, dropout, max_iters, l2_attention_entropy=0.0, l1_attention_drop_until=None,
+             dropout_from=None, attention_dropout=None):
+    """A run's name from its settings (a Run's fields, in order): ``run_name(0.5, 1337, 0.1, 3000) == "p0.5-seed1337-dropout0.1-3000"``,
     ``run_name(0.5, 1, 0.0, 3000, 0.05) == "p0.5-seed1-dropout0.0-3000-entropy0.05"``,
     ``run_name(0.9, 1, 0.0, 5000, 0.0, 3500) == "p0.9-until3500-seed1-dropout0.0-5000"``,
     ``run_name(0.9, 1, 0.05, 5000, 0.0, 3000, 3000) == "p0.9-until3000-seed1-dropout0.05from3000-5000"``,
     ``run_name(0.9, 1, 0.05, 5000, 0.0, 3000, 3000, 0.0) == "p0.9-until3000-seed1-dropout0.05from3000-attention0.0-5000"``."""
-    return (f"p{p}" + (f"-until{until}" if until is not None else "") + f"-seed{seed}-dropout{dropout}"
-            + (f"from{dropout_from}" if dropout_from is not None else "")
-            + (f"-attention{attention_dropout}" if attention_dropout is not None else "") + f"-{steps}"
-            + (f"-entropy{entropy}" if entropy else ""))
+    return (f"p{l1_attention_drop}" + (f"-until{l1_attention_drop_until}" if l1_attention_drop_until is not None else "")
+            + f"-seed{seed}-dropout{dropout}" + (f"from{dropout_from}" if dropout_from is not None else "")
+            + (f"-attention{attention_dropout}" if attention_dropout is not None else "") + f"-{max_iters}"
+            + (f"-entropy{l2_attention_entropy}" if l2_attention_entropy else ""))
 
 
-# One run of the plan: l1_attention_drop, seed, dropout, steps, l2_attention_entropy, the step at which
-# the first lever ends (training.train --l1-attention-drop-until) and the one at which dropout begins
-# (--dropout-from), and the attention weights' own dropout (--attention-dropout); None: the whole run, or
-# --dropout's
-Run = namedtuple("Run", "p seed dropout steps entropy until dropout_from attention_dropout", defaults=(None, None, None))
+# One run of the plan: the training.train Recipe fields that the plan varies, under Recipe's names (each is
+# also training.train's option of that name: --l1-attention-drop, --max-iters, ...); the rest of a run's
+# recipe is Recipe's defaults. None: the whole run (l1_attention_drop_until, dropout_from), or --dropout's
+# (attention_dropout)
+Run = namedtuple("Run", "l1_attention_drop seed dropout max_iters l2_attention_entropy "
+                        "l1_attention_drop_until dropout_from attention_dropout", defaults=(None, None, None))
 
 
-# Runs (see Run), in the order they are trained:
-# issue 19's grid: every p and dropout on seed 1337; then, since every dropout-0.1 run of seed 1337
-# ended above the loss bound, the other seeds' dropout-0 runs before their dropout-0.1 runs (the order
-# only decides what a sweep cut short has measured); then a second training-only
-# lever on top of the first, a penalty on layer 2's attention entropy (training.train.attention_entropy),
-# tried beside the grid's first runs: at W = 0.05 and 0.01 layer 2's heads went hard (100% on one key)
-# from step 500 on and the validation loss lagged the lever alone by about 0.2 nats, so both were stopped
-PLAN = [(p, 1337, dropout, 3000, 0.0) for dropout in (0.0, 0.1) for p in (0.5, 0.7, 0.3, 0.9)]
-# The other seeds' grid runs: seed 1's without dropout to 3,000 steps, as seed 1337's; the other twelve,
-# trained in the session that found the early and late levers below, to 1,500 (issue 19's lower bound on
-# a run's length) so that the grid is complete within that session: by step 1,500 every run has shown
-# which layer finds the name, and no run of the grid had come within the loss bound by then
+# Runs (see Run), in the order they are trained. Why each group was added, after what the runs before it
+# showed: weights/SWEEP_RECORD.md, "The plan, run by run" (the numbers below are its items)
+PLAN = [(p, 1337, dropout, 3000, 0.0) for dropout in (0.0, 0.1) for p in (0.5, 0.7, 0.3, 0.9)]  # 1: issue 19's grid
 PLAN += [(p, seed, dropout, 3000 if (seed, dropout) == (1, 0.0) else 1500, 0.0) for dropout in (0.0, 0.1) for seed in (1, 2)
-         for p in (0.7, 0.9, 0.5, 0.3)]
-PLAN += [(0.5, 1337, 0.0, 3000, 0.05),  # stopped at step 1,750: attention went hard (100% on one key) and the loss lagged
-         (0.7, 1337, 0.0, 3000, 0.01)]  # stopped at step 1,250: the same, later
-# Longer runs, added after seed 1's p 0.9 run (80.6-84.9% on «Alice» from step 2,250 on, every bound
-# but the loss met; 3.991 at its end) and seed 1337's (80-81% at steps 2,250-2,500, 3.92): p 0.9 for
-# 5,000 steps (the cosine schedule over all of them), trained before the grid's remaining runs
-PLAN += [(0.9, seed, 0.0, 5000, 0.0) for seed in (1, 1337)]
-# and, after seed 1's 5,000-step run ended 0.015 nats above the loss bound with claim 1 held: 6,000 steps
-PLAN += [(0.9, 1, 0.0, 6000, 0.0)]
-# and, since that run overfit (train loss falling, validation flat at 3.933-3.945 from step 4,000) while
-# dropout 0.1 cost seed 1337 its loss bound: dropout 0.05 on seed 1, and the third seed's p 0.9 run
-PLAN += [(0.9, 1, 0.05, 5000, 0.0), (0.9, 2, 0.0, 5000, 0.0)]
-# and, since dropout 0.05 brought seed 1 within the loss bound (3.832 at its end) with 67-78% on «Alice»
-# late in training: dropout 0.05 on seed 1337, whose dropout-0 run held 62-93%
-PLAN += [(0.9, 1337, 0.05, 5000, 0.0)]
-# Early stochastic depth (training.train.l1_attention_drop_at: the lever ends part-way): seed 1's p 0.9 run
-# held 78-86% on «Alice» from step 1,500 on with 77-92% held out, but stayed 0.015-0.03 nats above the loss
-# bound; p 0.9 costs loss because block 1's attention is trained 90% absent and 10% ten times as strong,
-# never as the page runs it. Ending the lever at step 3,000 or 3,500 of 5,000 lets the rest adapt to it.
-PLAN += [(0.9, 1, 0.0, 5000, 0.0, until) for until in (3000, 3500)]
-# Late dropout (training.train.dropout_at), after both ended 0.012-0.018 above the loss bound with claim 1
-# held at 80-87% from step 3,250 on: the first 3,000 steps as there (no dropout: until then the run is the
-# same, step for step), then stochastic depth off and dropout 0.05 or 0.1 against the overfitting that
-# held the loss at 3.91-3.92 (train loss falling, validation flat)
-PLAN += [(0.9, 1, dropout, 5000, 0.0, 3000, 3000) for dropout in (0.05, 0.1)]
-# and, since late dropout brought the loss within the bound (3.83-3.88) but spread «said»'s attention (claim
-# 1 at 58-78% after step 3,250): the same late dropout on the residual branches only, none on the attention
-# weights, whose dropout is what teaches a head not to rely on one key
-# (the dropout-0.1 run was stopped at step 1,000 when the session training it ended, and not carried on:
-# the dropout-0.05 run had met every bound by then)
+         for p in (0.7, 0.9, 0.5, 0.3)]  # 2: the other seeds' grid runs
+PLAN += [(0.5, 1337, 0.0, 3000, 0.05),  # 3: a penalty on layer 2's attention entropy; stopped at step 1,750
+         (0.7, 1337, 0.0, 3000, 0.01)]  # stopped at step 1,250
+PLAN += [(0.9, seed, 0.0, 5000, 0.0) for seed in (1, 1337)]  # 4: longer runs
+PLAN += [(0.9, 1, 0.0, 6000, 0.0)]  # 5
+PLAN += [(0.9, 1, 0.05, 5000, 0.0), (0.9, 2, 0.0, 5000, 0.0)]  # 6
+PLAN += [(0.9, 1337, 0.05, 5000, 0.0)]  # 7
+PLAN += [(0.9, 1, 0.0, 5000, 0.0, until) for until in (3000, 3500)]  # 8: early stochastic depth
+PLAN += [(0.9, 1, dropout, 5000, 0.0, 3000, 3000) for dropout in (0.05, 0.1)]  # 9: late dropout
+# 10: late dropout on the residual branches only (0.1 stopped at step 1,000)
 PLAN += [(0.9, 1, dropout, 5000, 0.0, 3000, 3000, 0.0) for dropout in (0.05, 0.1)]
 PLAN = [Run(*settings) for settings in PLAN]
 
@@ -185,20 +158,18 @@ def choose(records):
 
 
 def train_command(args, run):
-    """The ``training.train`` command line of one run of the plan (a Run), and the checkpoint it writes."""
+    """The ``training.train`` command line of one run of the plan (a Run: each field is given as the
+    training.train option of its name, none where it is None), and the checkpoint it writes."""
     out = Path(args.runs) / run_name(*run) / "ckpt.pt"
-    until = ["--l1-attention-drop-until", str(run.until)] if run.until is not None else []
-    until += ["--dropout-from", str(run.dropout_from)] if run.dropout_from is not None else []
-    until += ["--attention-dropout", str(run.attention_dropout)] if run.attention_dropout is not None else []
+    recipe = [part for name, value in run._asdict().items() if value is not None for part in (f"--{name.replace('_', '-')}", str(value))]
     return [sys.executable, "-m", "training.train", "--corpus", args.corpus, "--tokenizer", args.tokenizer, "--out", str(out),
-            "--seed", str(run.seed), "--max-iters", str(run.steps), "--dropout", str(run.dropout), "--l1-attention-drop", str(run.p),
-            *until, "--l2-attention-entropy", str(run.entropy), "--threads", "1", "--keep-checkpoints"], out
+            *recipe, "--threads", "1", "--keep-checkpoints"], out
 
 
 def ended_early(run, checkpoints):
     """Whether a run (a Run) stopped before its last step, from its kept checkpoints (``--keep-checkpoints``
     paths, ``ckpt-step01250.pt``, in order; one is kept at every evaluation, the last step's included)."""
-    return not checkpoints or int(checkpoints[-1].stem.removeprefix("ckpt-step")) < run.steps
+    return not checkpoints or int(checkpoints[-1].stem.removeprefix("ckpt-step")) < run.max_iters
 
 
 def judge_run(judge, run, out, results):
@@ -207,10 +178,11 @@ def judge_run(judge, run, out, results):
     checkpoints = sorted(out.parent.glob("ckpt-step*.pt"))
     stopped = ended_early(run, checkpoints)
     for checkpoint in checkpoints:
-        record = {"run": {"name": run_name(*run), "l1_attention_drop": run.p, "l1_attention_drop_until": run.until, "seed": run.seed,
-                          "dropout": run.dropout, "dropout_from": run.dropout_from, "attention_dropout": run.attention_dropout,
-                          "steps": run.steps, "l2_attention_entropy": run.entropy,
-                          "stopped": stopped},
+        record = {"run": {"name": run_name(*run), "l1_attention_drop": run.l1_attention_drop,
+                          "l1_attention_drop_until": run.l1_attention_drop_until, "seed": run.seed, "dropout": run.dropout,
+                          "dropout_from": run.dropout_from, "attention_dropout": run.attention_dropout,
+                          "steps": run.max_iters,  # sweep.jsonl's name for max_iters, kept for the 494 lines judged before
+                          "l2_attention_entropy": run.l2_attention_entropy, "stopped": stopped},
                   **judge.judge(checkpoint)}
         with open(results, "a", encoding="utf-8") as f:
             f.write(json.dumps(record) + "\n")
@@ -272,8 +244,8 @@ def run_summaries(records):
 
 
 def report(records):
-    """The model card's sweep tables: one row per run, then every judged checkpoint in the order
-    judged, then the choice."""
+    """The sweep tables of ``weights/SWEEP_RECORD.md``: one row per run, then every judged checkpoint in
+    the order judged, then the choice."""
     if not records:
         sys.exit("no judged checkpoints yet")
     print("\n".join(run_summaries(records)) + "\n")

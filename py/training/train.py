@@ -14,7 +14,7 @@ the loss history, written at every evaluation (so a run cut short keeps its late
 
 ``--l1-attention-drop P`` trains with stochastic depth on block 1's attention branch
 (``training.gpt.drop_path``: each sequence's branch dropped with probability P), so that the
-name-finding job goes to a layer-2 head rather than a layer-1 one (why: ``weights/MODEL_CARD.md``).
+name-finding job goes to a layer-2 head rather than a layer-1 one (why: ``weights/SWEEP_RECORD.md``).
 It changes training only; the exported model is plain GPT-2. With P = 0 (the default) nothing
 changes, not even the random number stream. ``--l1-attention-drop-until STEP`` ends the lever at
 that step ("early stochastic depth", ``l1_attention_drop_at``), so that the last steps train block 1's
