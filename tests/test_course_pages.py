@@ -626,6 +626,9 @@ def test_a_phone_s_network(playwright, figure, bits_per_second):
 ELEMENT_TEXT = "Then the Queen turned to Alice and said"
 ELEMENT = f'<attention-live text="{ELEMENT_TEXT}" layer="2" head="3"></attention-live>'
 HOSTILE_THEME = """<style>
+  @property --bg { syntax: "<color>"; inherits: false; initial-value: red; }  /* registrations reach every shadow root */
+  @property --ink { syntax: "<color>"; inherits: false; initial-value: lime; }
+  @property --rem { syntax: "<length>"; inherits: false; initial-value: 42px; }
   * { font-family: "Comic Sans MS", cursive !important; letter-spacing: .2em; word-spacing: 1em; text-transform: uppercase !important;
       line-height: 3 !important; padding: 6px; border: 2px dotted red; box-sizing: content-box; direction: rtl; text-align: right; }
   html { font-size: 22px !important; }
@@ -727,8 +730,18 @@ def test_the_course_theme_s_css(playwright, tmp_path, figure):
             const style = getComputedStyle(el.shadowRoot.querySelector('.figure'));
             return [style.fontFamily, style.fontSize, getComputedStyle(el.shadowRoot.querySelector('textarea')).backgroundColor, style.outlineColor];
         })""")
-        dark, light = "rgb(18, 22, 29)", "rgb(255, 255, 255)"  # the text box's background, figure.css's --bg
+        dark, light = "rgb(18, 22, 29)", "rgb(255, 255, 255)"  # the text box's background, figure.css's --al-bg
         assert looks == [["serif", "20px", colour, "rgb(1, 2, 3)"] for colour in (dark, dark, light, light)], looks
+        # the page shows and hides the element as it does any box (a framework's display: none, !important or not; visibility)
+        hidden = page.evaluate("""() => {
+            const [first, second, third] = document.querySelectorAll('attention-live');
+            first.style.display = 'none';
+            second.style.setProperty('display', 'none', 'important');
+            third.parentElement.style.visibility = 'hidden';
+            const chip = third.shadowRoot.querySelector('.chip');
+            return [first.getBoundingClientRect().height, second.getBoundingClientRect().height, chip.checkVisibility({ visibilityProperty: true })];
+        }""")
+        assert hidden == [0, 0, False], hidden
 
 
 def test_inside_another_component(playwright, tmp_path, figure):
@@ -773,6 +786,9 @@ def test_inside_another_component(playwright, tmp_path, figure):
         page.keyboard.press("ArrowLeft")
         page.wait_for_function(f"t => {figure_at}.state().token === t", arg=before - 1, timeout=WAIT_MS)
         assert page.evaluate(f"() => {figure_at}.shadowRoot.activeElement.dataset.index") == str(before - 1)
+        page.evaluate("() => { window.heard = []; document.addEventListener('attention-live:change', (e) => window.heard.push(e.detail.text)); }")
+        page.evaluate(f"() => {figure_at}.setText('Alice said')")
+        page.wait_for_function("() => window.heard.includes('Alice said')", timeout=WAIT_MS)  # events cross the component's root (composed)
         exported = page.evaluate(f"""async () => {{
             const file = await {figure_at}.exportImage({{ format: "svg" }});
             return [file.type, file.size];

@@ -8,6 +8,7 @@ author who copies the build into their site has it.
 import numpy as np
 import pytest
 
+from attention_live.figure import MAX_TEXT_CHARS
 from figure_page import TOLERANCE, WAIT_MS, browser_context, course_site, worker_targets
 from test_accessibility import axe_source, violations  # noqa: F401 (axe_source: a fixture)
 
@@ -307,3 +308,38 @@ def test_an_attribute_flood_leaves_the_last_value_shown(playwright, tmp_path, fi
         assert (state["layer"], state["head"]) == (2, 4) and state["runtime"]["figures"] == 1
         assert_matches_cpython(state, figure, last)
         assert errors == []
+
+
+def test_a_new_text_attribute_keeps_the_focus_in_the_figure(playwright, tmp_path):
+    """The chips of the old text go when the text attribute changes: a focused chip's focus moves to
+    the text box, never to the page's body (docs/accessibility.md)."""
+    with course_site(tmp_path, {"focus.html": f'<attention-live text="{TEXTS[1]}"></attention-live>'}) as url, browser_context(playwright) as context:
+        page = context.new_page()
+        page.goto(url + "/focus.html")
+        page.evaluate("() => document.querySelector('attention-live').ready")
+        page.wait_for_function("() => document.querySelector('attention-live').state().weights.length > 0", timeout=WAIT_MS)
+        page.locator("attention-live .chip[tabindex='0']").focus()
+        page.evaluate("() => document.querySelector('attention-live').setAttribute('text', 'Hi there')")
+        page.wait_for_function("() => document.querySelector('attention-live').state().text === 'Hi there'", timeout=WAIT_MS)
+        assert page.evaluate("() => [document.activeElement.tagName, document.querySelector('attention-live').shadowRoot.activeElement?.id]") == ["ATTENTION-LIVE", "text"]
+
+
+@pytest.mark.parametrize("megabytes", [1, 10, 40])
+def test_a_huge_text_attribute_is_cut_without_a_long_task(playwright, tmp_path, figure, megabytes):
+    """A host that puts megabytes into the text attribute: the figure takes its last max_text_chars
+    characters, says so, equals CPython for them, and no main-thread task takes over 200 ms (as for
+    a huge text by message or paste, ../shared/cases/course-pages.md)."""
+    with course_site(tmp_path, {"huge.html": '<attention-live text="Alice"></attention-live>'}) as url, browser_context(playwright) as context:
+        page = context.new_page()
+        page.goto(url + "/huge.html")
+        page.evaluate("() => document.querySelector('attention-live').ready")
+        page.evaluate("""() => { window.tasks = []; new PerformanceObserver((list) => window.tasks.push(...list.getEntries().map((e) => e.duration))).observe({ type: 'longtask' }); }""")
+        page.evaluate("mb => document.querySelector('attention-live').setAttribute('text', 'The Queen said. '.repeat(Math.ceil(mb * 1e6 / 16)) + 'Alice')", megabytes)
+        page.wait_for_function("n => { const s = document.querySelector('attention-live').state(); return s.text.length === n && s.matrix.length === s.ids.length && s.ids.length > 0; }",
+                               arg=MAX_TEXT_CHARS, timeout=WAIT_MS)
+        text = ("The Queen said. " * 200 + "Alice")[-MAX_TEXT_CHARS:]  # its last characters: the same for any length
+        assert_matches_cpython(page.evaluate("() => document.querySelector('attention-live').state()"), figure, text)
+        notice = page.locator("attention-live .notice")
+        assert notice.is_visible() and f"only its last {MAX_TEXT_CHARS:,}" in notice.text_content()
+        page.evaluate("() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 100)))")
+        assert max(page.evaluate("window.tasks"), default=0) <= 200

@@ -30,7 +30,7 @@ import { fetchManifest } from "./manifest.js";
 import { pythonFor } from "./python-client.js";
 import { asInBox, wellFormed } from "./text-box.js";
 import { throttled } from "./throttle.js";
-import { readLink } from "./url-state.js";
+import { readView } from "./url-state.js";
 import { fromTree } from "./views/dom.js";
 
 const buildFolder = new URL("./", import.meta.url).href; // this build's files (see build.py)
@@ -40,11 +40,14 @@ const CHANGE_MS = 200; // change events at most this often while typing: each ho
 const NEAR = "100% 0px"; // "within one viewport": the observer's margin, a screen's height above and below
 let figureSheet = null; // figure.css as one constructed style sheet, adopted by every element's shadow root
 
-/* The element's attributes as a link's fragment, for readLink (a lone surrogate as U+FFFD, as the figure takes every text). */
+/* The element's attributes but its text as a link's fragment, for readView (url-state.js), and its
+ * text (undefined: none), given beside it: a text of megabytes from a host is never encoded. */
 function fragmentOf(element) {
-  const params = ATTRIBUTES.filter((name) => element.hasAttribute(name)).map((name) => `${name}=${encodeURIComponent(wellFormed(element.getAttribute(name)))}`);
+  const params = ATTRIBUTES.filter((name) => name !== "text" && element.hasAttribute(name)).map((name) => `${name}=${encodeURIComponent(wellFormed(element.getAttribute(name)))}`);
   return `#${params.join("&")}`;
 }
+
+const textOf = (element) => element.getAttribute("text") ?? undefined;
 
 /* attention-live:change, whose detail is the figure's state(), computed when a listener first reads
  * it (during the event: the state the event announces): a page with no listener pays nothing for
@@ -54,7 +57,7 @@ class ChangeEvent extends Event {
   #state = null;
 
   constructor(figure) {
-    super("attention-live:change", { bubbles: true });
+    super("attention-live:change", { bubbles: true, composed: true }); // composed: heard outside a component that holds the element
     this.#figure = figure;
   }
 
@@ -81,7 +84,7 @@ export class AttentionLiveElement extends HTMLElement {
 
   attributeChangedCallback() {
     if (!this.figure?.canFollowLink || this.hasAttribute("standalone")) return; // before build.json, the figure's start reads them
-    this.figure.followLink(fragmentOf(this));
+    this.figure.followLink(fragmentOf(this), textOf(this));
   }
 
   /* Its parts from the template, in its own open shadow root (ids need no prefix there: a root is
@@ -95,7 +98,7 @@ export class AttentionLiveElement extends HTMLElement {
     root.adoptedStyleSheets = [figureSheet]; // and the weight colours: figure.js
     root.replaceChildren(fromTree(FIGURE_TREE));
     return this.makeFigureOf(root.firstElementChild, {
-      initialView: (config, maxChars) => readLink(fragmentOf(this), config, maxChars, asInBox),
+      initialView: (config, maxChars) => readView(fragmentOf(this), textOf(this), config, maxChars, asInBox),
       ...options,
     });
   }

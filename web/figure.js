@@ -16,7 +16,7 @@ import { exportFigure } from "./export.js";
 import { afterPaint } from "./frames.js";
 import { createViewState } from "./state.js";
 import { asInBox, BOX_MAX_CHARS, boxed, isWellFormed } from "./text-box.js";
-import { linkFor, readLink } from "./url-state.js";
+import { linkFor, readView } from "./url-state.js";
 import { drawChoices, drawTokens, drawWeights, enableChipKeys, markChoice, markReused, markTile } from "./views/chips.js";
 import { drawLegend, weightColours } from "./views/colour.js";
 import { focusedIn, setHidden, setText } from "./views/dom.js";
@@ -388,11 +388,12 @@ export class AttentionFigure {
   }
 
   /** Show the view of the link fragment `fragment` ("#text=…&layer=2&…", read as url-state.js's readLink
-   *  reads any link: the same fallbacks, and what it changes said in the notice) as a fresh load
-   *  would: a link followed in the tab (page-link.js), an element's attributes changed
-   *  (attention-live.js). Only once canFollowLink. For page pieces. */
-  followLink(fragment) {
-    const { view, changes } = readLink(fragment, this.view.config, this.manifest.max_text_chars, asInBox);
+   *  reads any link: the same fallbacks, and what it changes said in the notice), with `text` as its
+   *  text where given (an element's text attribute: readView), as a fresh load would: a link followed
+   *  in the tab (page-link.js), an element's attributes changed (attention-live.js). Only once
+   *  canFollowLink. For page pieces. */
+  followLink(fragment, text) {
+    const { view, changes } = readView(fragment, text, this.view.config, this.manifest.max_text_chars, asInBox);
     this.showView(view, changes);
   }
 
@@ -847,9 +848,11 @@ export class AttentionFigure {
   /* The result shown goes (the precomputed one when a text replaces it, any when a link brings a new
    * text): the views keep their last drawing until the next result replaces it. */
   forgetShown() {
+    const focusInChips = this.el.tokens.contains(focusedIn(this.el.tokens));
     this.view.result = null;
     this.el.tokens.replaceChildren();
     this.el.notice.hidden = true;
+    if (focusInChips) this.el.text.focus({ preventScroll: true }); // the chips are gone until the new text's arrive: never the page's body (keepFocus)
   }
 
   /* Python and the model, for one attempt (see attempt): the page's Python, started or joined. */
@@ -870,7 +873,7 @@ export class AttentionFigure {
       this.setState("ready");
       performance.mark("attention-live:live");
       this.readyResolve();
-      this.options.host.dispatchEvent(new CustomEvent("attention-live:ready", { bubbles: true }));
+      this.options.host.dispatchEvent(new CustomEvent("attention-live:ready", { bubbles: true, composed: true }));
       this.changed();
     } catch (error) {
       this.fail(`The figure could not start: ${error.message}`);

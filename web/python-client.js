@@ -71,10 +71,11 @@ export class PythonClient {
     this.close();
     this.attempts += 1;
     const name = this.attempts === 1 ? "attention-live" : `attention-live, try ${this.attempts} of ${Date.now()}`;
+    const url = workerURL(this.url); // once: a refused Trusted Types policy throws here, for either kind
     let worker = null;
     if (typeof SharedWorker === "function" && !this.sharedRefused) {
       try {
-        worker = new SharedWorker(workerURL(this.url), { name });
+        worker = new SharedWorker(url, { name });
         this.port = worker.port;
         this.port.start();
       } catch {
@@ -84,7 +85,7 @@ export class PythonClient {
     }
     this.shared = worker !== null;
     if (worker === null) {
-      worker = new Worker(workerURL(this.url), { name });
+      worker = new Worker(url, { name });
       this.port = worker;
     }
     this.worker = worker;

@@ -19,6 +19,26 @@ function nearest(value, low, high) {
   return Math.min(high, Math.max(low, Math.round(number)));
 }
 
+/** A text asked for by a link or by an element's attribute, as the figure takes it (`normalise`:
+ *  text-box.js's asInBox), at most its last `maxChars` code points: {text, changes}, changes saying
+ *  what was cut. The front of a long text is dropped before it is normalised, and its length counted
+ *  in one pass, so that megabytes from a host cost no more than that pass. */
+export function readText(text, maxChars, normalise = (given) => given) {
+  if (text.length <= maxChars) return { text: normalise(text), changes: [] }; // at most one code point per UTF-16 unit
+  // code points once normalised: a surrogate pair is one, and so is "\r\n" (a text box makes it "\n")
+  let length = text.length;
+  for (let i = 1; i < text.length; i += 1) {
+    const unit = text.charCodeAt(i);
+    if ((unit === 0x0a && text.charCodeAt(i - 1) === 0x0d) || (unit >= 0xdc00 && unit <= 0xdfff && text.charCodeAt(i - 1) >= 0xd800 && text.charCodeAt(i - 1) <= 0xdbff)) length -= 1;
+  }
+  let start = Math.max(0, text.length - 2 * maxChars); // each code point kept is at most two units
+  if (start > 0 && (text[start] === "\n" || /[\uDC00-\uDFFF]/.test(text[start]))) start -= 1; // never split "\r\n" or a pair
+  const kept = Array.from(normalise(text.slice(start)));
+  if (length <= maxChars) return { text: kept.join(""), changes: [] };
+  return { text: kept.slice(-maxChars).join(""),
+    changes: [`The link's text has ${length.toLocaleString("en")} characters; only its last ${maxChars.toLocaleString("en")} are used.`] };
+}
+
 /** The view a fragment asks for. `hash` is location.hash; `config` the model's (n_layer, n_head,
  *  block_size); `maxChars` the longest text the figure uses, counted in code points after `normalise`
  *  (the text as the figure takes it: text-box.js's asInBox, line breaks as in a text box). Returns
@@ -42,13 +62,9 @@ export function readLink(hash, config, maxChars, normalise = (text) => text) {
   }
   const params = new URLSearchParams(raw);
   if (params.has("text")) {
-    let text = normalise(params.get("text"));
-    const chars = Array.from(text);
-    if (chars.length > maxChars) {
-      text = chars.slice(-maxChars).join("");
-      changes.push(`The link's text has ${chars.length.toLocaleString("en")} characters; only its last ${maxChars.toLocaleString("en")} are used.`);
-    }
-    view.text = text;
+    const asked = readText(params.get("text"), maxChars, normalise);
+    view.text = asked.text;
+    changes.push(...asked.changes);
   }
   for (const [name, high] of [["layer", config.n_layer], ["head", config.n_head]]) {
     if (!params.has(name)) continue;
@@ -73,6 +89,16 @@ export function readLink(hash, config, maxChars, normalise = (text) => text) {
     view.panels = Object.fromEntries(PANELS.map((name) => [name, names.includes(name)]));
   }
   return { view, changes };
+}
+
+/** readLink's view of `hash`, with `text` (a string, or undefined: the fragment's own) as its text:
+ *  an element's attributes, whose text is never encoded into a fragment (readText: megabytes from a
+ *  host cost one pass). */
+export function readView(hash, text, config, maxChars, normalise) {
+  const asked = readLink(hash, config, maxChars, normalise);
+  if (text === undefined) return asked;
+  const { text: shown, changes } = readText(text, maxChars, normalise);
+  return { view: { ...asked.view, text: shown }, changes: [...changes, ...asked.changes] };
 }
 
 /** The fragment for `text` and the view state (token 1-based, as on screen, left out for a text

@@ -43,7 +43,7 @@ export function createHeadsGrid(container, config, onPick) {
   for (let layer = 1; layer <= config.n_layer; layer++) {
     for (let head = 1; head <= config.n_head; head++) thumbs.push(makeThumb(layer, head, onPick));
   }
-  container.style.setProperty("--heads", String(config.n_head));
+  container.style.setProperty("--al-heads", String(config.n_head));
   container.replaceChildren(...thumbs);
   container.addEventListener("keydown", (event) => {
     const at = thumbs.indexOf(focusedIn(container));

@@ -208,7 +208,7 @@ export function createMatrix(container, onPick, onRead) {
     const T = result.ids.length;
     if (width === 0) width = container.clientWidth; // first drawn in a panel just opened
     const cell = cellSize(T, width);
-    box.style.setProperty("--cells", `${T * cell}px`);
+    box.style.setProperty("--al-cells", `${T * cell}px`);
     canvas.dataset.rows = canvas.dataset.cols = String(T);
     if (T === 0) {
       canvas.width = canvas.height = 1;
