@@ -5,8 +5,8 @@ build   assemble ``dist/``: the page (web/, its modules bundled), the weights, s
 serve   build, then serve ``dist/`` on http://127.0.0.1:PORT/ (static files only).
 test    install what the tests need (pip packages into the virtual environment .venv/, Debian's
         chromium with apt-get), build, run pytest with .venv's Python.
-bench   the same, then tests/benchmark.py instead of pytest.
-screenshot  the same, then tests/screenshot.py: docs/screenshot.png, the README's picture.
+bench   the same, then bench/benchmark.py instead of pytest.
+screenshot  the same, then bench/screenshot.py: docs/screenshot.png, the README's picture.
 release build, then attention-live-<version>.zip: dist/'s files, for a course author to unpack.
 train   train the figure's model on a course's own texts into a model folder (py/training/course_model.py;
         ``build.py train --help``); ``--model DIR`` then builds, serves, tests or releases the figure with it.
@@ -787,9 +787,9 @@ def main():
     elif args.command == "test":
         sys.exit(subprocess.call([str(python), "-m", "pytest", *pytest_arguments(args.pytest_args)], cwd=ROOT))
     elif args.command == "bench":
-        sys.exit(subprocess.call([str(python), str(ROOT / "tests" / "benchmark.py"), *args.pytest_args], cwd=ROOT))
+        sys.exit(subprocess.call([str(python), str(ROOT / "bench" / "benchmark.py"), *args.pytest_args], cwd=ROOT))
     elif args.command == "screenshot":
-        sys.exit(subprocess.call([str(python), str(ROOT / "tests" / "screenshot.py")], cwd=ROOT))
+        sys.exit(subprocess.call([str(python), str(ROOT / "bench" / "screenshot.py")], cwd=ROOT))
 
 
 if __name__ == "__main__":

@@ -62,16 +62,16 @@ def origin():
 
 @pytest.fixture(scope="module")
 def browser_page(origin, playwright):
-    """One page per test module, live, shared by its tests: (FigurePage, problems, requests).
+    """One page per test module, live, shared by its tests: a FigurePage.
 
     At the end, fails on any page error, console error or dialog and on any request that left the
-    page's origin, the worker's included (figure_page.Watch; ``requests``: every URL requested)."""
+    page's origin, the worker's included (figure_page.Watch)."""
     from figure_page import FigurePage, Watch, browser_context
 
     watch = Watch(origin)
     with browser_context(playwright) as context:
         figure_page = FigurePage(watch.page(watch.context(context).new_page()))
         figure_page.open(origin + "/")
-        yield figure_page, watch.errors, watch.requests
+        yield figure_page
     watch.check()
     assert any(url.endswith(".wasm") for url in watch.requests), "the worker's requests were not observed"

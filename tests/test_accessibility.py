@@ -135,7 +135,7 @@ def focused(page):
 
 
 def test_every_control_in_order_by_keyboard(browser_page, figure):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     page = figure_page.page
     figure_page.set_text("Alice said nothing to the Queen")
     figure_page.select(layer=2, head=3, token=5)
@@ -169,7 +169,7 @@ def test_every_control_in_order_by_keyboard(browser_page, figure):
 
 
 def test_the_math_strips_read_out_by_keyboard(browser_page):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     figure_page.open_panel("math")
     figure_page.wait_until("() => document.querySelector('#math-view .math-table tbody tr') !== null", None)
     explained = figure_page.page.evaluate("window.attentionLive.explain()")
@@ -202,7 +202,7 @@ def test_a_phone_with_touch_and_an_on_screen_keyboard(browser, origin):
 # 2. Screen readers
 
 def test_chip_names_and_the_figure_heading(browser_page, figure):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     figure_page.set_text("Alice said nothing to the Queen")
     figure_page.select(layer=2, head=3, token=3)
     state = check_view(figure_page, figure)
@@ -244,7 +244,7 @@ def listen(page):
 
 
 def test_the_live_region_speaks_once_per_pause_and_once_per_choice(browser_page, figure):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     page = figure_page.page
     assert page.locator("[aria-live='assertive'], [role='alert']:visible").count() == 0
     assert page.locator("#status").get_attribute("aria-live") is None  # the status line changes on hover: not spoken
@@ -410,7 +410,7 @@ def test_every_focus_ring_in_the_panels_shows_whole(browser, origin, width):
 
 
 def test_focus_is_never_lost_to_the_page(browser_page):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     page = figure_page.page
     active = "() => document.activeElement.id || document.activeElement.className"
     figure_page.set_text("Alice said nothing to the Queen at all")
@@ -425,7 +425,7 @@ def test_focus_is_never_lost_to_the_page(browser_page):
 
 
 def test_a_what_if_choice_is_said_once_with_its_numbers(browser_page):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     page = figure_page.page
     figure_page.set_text("Alice said nothing to the Queen at all")
     figure_page.select(layer=2, head=3)

@@ -31,7 +31,7 @@ def texts(svg_bytes):
 
 @pytest.fixture(scope="module")
 def page(browser_page):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     figure_page.set_text(TEXT)
     figure_page.select(layer=1, head=2, token=6)
     return figure_page
@@ -119,7 +119,7 @@ def test_bad_export_calls_are_refused(page):
 
 
 def test_a_phone_exports_everything_inside_the_image(browser_page, origin):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     page = figure_page.page
     page.set_viewport_size({"width": 320, "height": 700})
     try:

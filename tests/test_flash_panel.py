@@ -28,7 +28,7 @@ def flash(figure_page, **options):
 
 
 def test_flash_is_cpythons(browser_page, figure):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     for text in TEXTS:
         figure_page.set_text(text)
         T = len(figure.analyse(text)["ids"])
@@ -50,7 +50,7 @@ def test_flash_is_cpythons(browser_page, figure):
 
 @pytest.mark.parametrize("tile", [0, 129, 2.5, "16"])
 def test_a_tile_size_outside_1_to_block_size_is_a_range_error(browser_page, tile):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     error = figure_page.page.evaluate("t => window.attentionLive.flash({ tile: t }).then(() => null, e => [e.name, e.message])", tile)
     assert error[0] == "RangeError" and error[1].startswith("tile must be an integer from 1 to 128")
 
@@ -78,7 +78,7 @@ def expected_lines(step, number, labels, token):
 
 
 def test_the_panel_steps_through_every_tile(browser_page, figure):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     page = figure_page.page
     text = "Then the Queen turned to Alice and said, \"Off with her head!\" and nobody moved at all."
     figure_page.set_text(text)
@@ -138,6 +138,6 @@ def test_the_panel_steps_through_every_tile(browser_page, figure):
 
 @pytest.mark.parametrize("options", ["'tile 4'", "42", "[1, 2]", "null"])
 def test_flash_takes_an_object_of_options_or_none(browser_page, options):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     error = figure_page.page.evaluate(f"() => window.attentionLive.flash({options}).then(() => null, e => [e.name, e.message])")
     assert error[0] == "TypeError" and error[1].startswith("flash takes {layer, head, token, tile}, got ")

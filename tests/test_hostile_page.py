@@ -43,7 +43,7 @@ def spaced(labels):
 # Text typed or pasted by the visitor
 
 def test_empty_and_blank(browser_page, figure):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     figure_page.set_text("")
     state = figure_page.state()
     assert state["ids"] == [] and state["weights"] == [] and state["token"] is None
@@ -54,13 +54,13 @@ def test_empty_and_blank(browser_page, figure):
 
 
 def test_leading_and_repeated_spaces(browser_page, figure):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     for text in ["  Hello World.", *("hello" + " " * k + "world" for k in range(1, 13))]:
         assert spaced(shows(figure_page, figure, text)["tokens"]) == text
 
 
 def test_line_ends_and_tabs(browser_page, figure):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     for text in ["a\n\nb", "\t" * 32, "a \t b"]:
         assert shows(figure_page, figure, text)["text"] == text
     # the page's one rule for line breaks (docs/api.md): its text is what the text box holds, where "\r\n"
@@ -79,14 +79,14 @@ def test_line_ends_and_tabs(browser_page, figure):
 
 
 def test_emoji_and_multi_byte_characters(browser_page, figure):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     for text in ["\U0001f44d", "\U0001f468\u200d\U0001f469\u200d\U0001f467", "\u4f60\u597d"]:
         state = shows(figure_page, figure, text)
         assert state["text"] == text and all("\u27e8" in label for label in state["tokens"])  # bytes, e.g. ⟨F0 9F⟩
 
 
 def test_lone_utf_16_surrogate_from_the_browser(browser_page, figure):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     figure_page.page.evaluate("() => window.attentionLive.setText('a\\uD83Db')")  # a JS string: the surrogate stays lone
     assert check_view(figure_page, figure)["text"] == "a\ufffdb"
     assert figure_page.page.evaluate("document.getElementById('text').value") == "a\ufffdb"  # the box says the same
@@ -103,19 +103,19 @@ def test_lone_utf_16_surrogate_from_the_browser(browser_page, figure):
 
 
 def test_control_characters(browser_page, figure):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     state = shows(figure_page, figure, "a\u0000b")
     assert state["text"] == "a\u0000b" and "".join(state["tokens"]) == "a\u2400b"
 
 
 def test_decomposed_accents(browser_page, figure):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     for text in ["ye\u0302\u0301u", "\u0301"]:
         assert shows(figure_page, figure, text)["text"] == text  # not normalised; check_view: every chip visible
 
 
 def test_special_token_text(browser_page, figure):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     state = shows(figure_page, figure, "Hello <|endoftext|> world")
     assert len(state["tokens"]) > 3 and "<|endoftext|>" in spaced(state["tokens"])
 
@@ -136,7 +136,7 @@ DRAW_LABELS = """async (labels) => {
 
 
 def test_markup(browser_page, figure):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     elements = figure_page.page.evaluate("document.getElementsByTagName('*').length - document.querySelectorAll('#tokens *').length")
     state = shows(figure_page, figure, "<img src=x onerror=alert(1)> Tom & Jerry")
     assert spaced(state["tokens"]) == "<img src=x onerror=alert(1)> Tom & Jerry"
@@ -166,7 +166,7 @@ def test_markup_in_labels(playwright, tmp_path):
 
 @pytest.mark.parametrize("name", PATHOLOGICAL_TEXTS)
 def test_pathological_lengths(browser_page, figure, name):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     text = PATHOLOGICAL_TEXTS[name]
     figure_page.set_text("Alice")
     figure_page.watch_long_tasks()
@@ -181,7 +181,7 @@ def test_pathological_lengths(browser_page, figure, name):
 
 
 def test_longer_than_the_context(browser_page, figure):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     figure_page.set_text("Alice was beginning to get very tired of sitting by her sister on the bank. " * 20)
     block_size = figure.config.block_size
     figure_page.select(layer=2, head=3, token=block_size - 1)
@@ -488,7 +488,7 @@ def test_offline_after_a_first_visit(playwright, figure):
 # Long use
 
 def test_typing_fast(browser_page, figure):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     text = ("Alice said to the Queen, \"I only wanted to see what the garden was like.\"\n" * 14)[:1000]
     box = figure_page.page.locator("#text")
     figure_page.set_text("")
@@ -515,7 +515,7 @@ def test_memory(playwright, origin):
 
 
 def test_numbers(browser_page, figure):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     state = shows(figure_page, figure, "A")
     assert state["weights"] == [1.0]  # T = 1
     text = "The Queen said, \"Off with her head!\" and Alice said nothing."

@@ -25,7 +25,7 @@ def percent(p):
 @pytest.fixture
 def page(browser_page):
     """The shared page with TEXT, «said» in layer 2, head 3, every panel closed and no what-if on."""
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     figure_page.page.set_viewport_size({"width": 1000, "height": 800})
     for name in ("heads", "matrix", "math", "next"):
         figure_page.open_panel(name, False)

@@ -69,5 +69,5 @@ def test_the_first_paint_is_the_models():
 
 
 def test_the_page_shows_the_model(browser_page):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     check_page_shows(figure_page, MODEL)

@@ -12,7 +12,7 @@ from figure_page import TOLERANCE, check_view
 
 
 def test_default_view_tells_the_story(browser_page, figure):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     default = json.loads((WEIGHTS / "default_view.json").read_text(encoding="utf-8"))
     state = check_view(figure_page, figure)
     assert state["text"] == default["text"]
@@ -29,7 +29,7 @@ def test_default_view_tells_the_story(browser_page, figure):
 
 
 def test_query_stays_while_the_text_before_it_is_unchanged_else_follows_the_typing(browser_page, figure):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     default = json.loads((WEIGHTS / "default_view.json").read_text(encoding="utf-8"))
     figure_page.select(layer=default["layer"], head=default["head"], token=default["token"])
     figure_page.set_text(default["text"] + " And then")
@@ -45,7 +45,7 @@ def test_query_stays_while_the_text_before_it_is_unchanged_else_follows_the_typi
 
 
 def test_typing_clicking_and_switching(browser_page, figure):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     figure_page.type('The Mock Turtle sighed, and Alice said "Go on!"\n\tthen')
     check_view(figure_page, figure)
     figure_page.click_token(4)
@@ -58,7 +58,7 @@ def test_typing_clicking_and_switching(browser_page, figure):
 
 
 def test_a_refused_selection_changes_nothing(browser_page, figure):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     outcome = "v => window.attentionLive.select(v).then(() => 'resolved', e => e.name)"
     figure_page.set_text("Alice said")
     figure_page.select(layer=1, head=1, token=0)
@@ -75,7 +75,7 @@ def test_a_refused_selection_changes_nothing(browser_page, figure):
 
 
 def test_select_waits_for_the_text_on_its_way(browser_page, figure):
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     figure_page.set_text("ab")
     text = "Alice said that the Queen was very angry indeed."
     token = figure_page.page.evaluate("""t => {

@@ -23,7 +23,7 @@ def luminance(rgb):
 @pytest.fixture
 def page(browser_page):
     """The shared page with TEXT, «said» as the query in the default head, panels closed."""
-    figure_page, _, _ = browser_page
+    figure_page = browser_page
     default = json.loads((WEIGHTS / "default_view.json").read_text(encoding="utf-8"))
     figure_page.page.set_viewport_size({"width": 1000, "height": 800})
     figure_page.set_text(TEXT)

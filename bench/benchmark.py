@@ -73,7 +73,7 @@ import numpy
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / "py"), str(ROOT), str(Path(__file__).resolve().parent)]
+sys.path[:0] = [str(ROOT / "py"), str(ROOT), str(ROOT / "tests")]  # the page object and the engines' drivers: tests/figure_page.py, tests/engines.py
 
 from attention_live.figure import Figure  # noqa: E402
 from attention_live.timing import encode_ms, forward_ms, sample_text  # noqa: E402
