@@ -77,7 +77,7 @@ sys.path[:0] = [str(ROOT / "py"), str(ROOT), str(ROOT / "tests")]  # the page ob
 
 from attention_live.figure import Figure  # noqa: E402
 from attention_live.timing import encode_ms, forward_ms, sample_text  # noqa: E402
-from figure_page import (CHROMIUM, CHROMIUM_ARGS, MEMORY_ARGS, FigurePage, PythonWorker, course_site, memory_growth_mb,  # noqa: E402
+from support.figure_page import (CHROMIUM, CHROMIUM_ARGS, MEMORY_ARGS, FigurePage, PythonWorker, course_site, memory_growth_mb,  # noqa: E402
                          memory_mb, serve_dist, serving, slow_link_server)
 
 TOKEN_COUNTS = (8, 32, 64, 128)
@@ -527,7 +527,7 @@ def measure_engines(playwright, origin, figure, runs, repeats):
     to the figure reaches that Python, live in about 0.2 s, and measures no start); then ``repeats``
     appends. WebKitGTK runs headed on Xvfb (MiniBrowser has no headless mode), so its frames are a
     virtual display's."""
-    import engines
+    from support import engines
 
     shorter = append_text(figure, TOKEN_COUNTS[-1])
     live = "() => performance.getEntriesByName('attention-live:live')[0]?.startTime ?? null"

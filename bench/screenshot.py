@@ -13,7 +13,7 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # the page object and the engines' drivers: tests/figure_page.py, tests/engines.py
 
-from figure_page import FigurePage, browser_context, serve_dist  # noqa: E402
+from support.figure_page import FigurePage, browser_context, serve_dist  # noqa: E402
 
 OUT = ROOT / "docs" / "screenshot.png"
 

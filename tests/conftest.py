@@ -44,6 +44,14 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 @pytest.fixture(scope="session")
+def axe_source():
+    """axe.min.js of the pinned axe-core (support/axe.py), once per session."""
+    from support.axe import axe_min_js
+
+    return axe_min_js()
+
+
+@pytest.fixture(scope="session")
 def playwright():
     from playwright.sync_api import sync_playwright
 
@@ -54,7 +62,7 @@ def playwright():
 @pytest.fixture(scope="session")
 def origin():
     """The origin (http://127.0.0.1:PORT) serving dist/ for the whole session."""
-    from figure_page import serve_dist
+    from support.figure_page import serve_dist
 
     with serve_dist() as url:
         yield url
@@ -66,7 +74,7 @@ def browser_page(origin, playwright):
 
     At the end, fails on any page error, console error or dialog and on any request that left the
     page's origin, the worker's included (figure_page.Watch)."""
-    from figure_page import FigurePage, Watch, browser_context
+    from support.figure_page import FigurePage, Watch, browser_context
 
     watch = Watch(origin)
     with browser_context(playwright) as context:

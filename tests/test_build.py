@@ -19,7 +19,7 @@ import brotli
 import pytest
 
 import build
-from source_tree import copy_sources, run_build
+from support.source_tree import copy_sources, run_build
 
 
 @pytest.fixture(scope="module")

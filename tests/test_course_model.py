@@ -22,8 +22,8 @@ import pytest
 
 import build
 from conftest import CORPUS, ROOT
-from figure_page import FigurePage, Watch, browser_context, serving
-from test_model_folder import check_build_carries, check_first_paint_is_the_models, check_page_shows, model_figure
+from support.figure_page import FigurePage, Watch, browser_context, serving
+from support.model_folder import check_build_carries, check_first_paint_is_the_models, check_page_shows, model_figure
 
 torch = pytest.importorskip("torch")
 

@@ -18,7 +18,7 @@ import pytest
 
 import build
 from conftest import WEIGHTS
-from figure_page import (ANOTHER_SITE, TOLERANCE, WAIT_MS, FigurePage, Watch, browser_context, check_view, course_site, drop_compressed_copies,
+from support.figure_page import (ANOTHER_SITE, TOLERANCE, WAIT_MS, FigurePage, Watch, browser_context, check_view, course_site, drop_compressed_copies,
                          parent_page, pixels_apart, serving, slow_link_server)
 
 TEXT = "Then the Rabbit turned to Alice and cried, \"Come here at once!\""

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from attention_live.figure import MAX_TEXT_CHARS
-from figure_page import TOLERANCE, WAIT_MS, browser_context, course_site, worker_targets
-from test_accessibility import axe_source, violations  # noqa: F401 (axe_source: a fixture)
+from support.figure_page import TOLERANCE, WAIT_MS, browser_context, course_site, worker_targets
+from support.axe import violations
 
 TEXTS = ("Alice said hello to the Rabbit.", "The Queen shouted at the Hatter", "Then the Mock Turtle sighed deeply")
 FRAME_TEXTS = ("Alice looked at the cat", "The King turned to the Knave")

@@ -9,7 +9,7 @@ import json
 
 import numpy as np
 
-from figure_page import TOLERANCE, WAIT_MS, Watch, parent_page
+from support.figure_page import TOLERANCE, WAIT_MS, FigurePage, Watch, parent_page
 
 TEXT = "Alice looked at the Queen and said nothing."
 
@@ -131,6 +131,11 @@ def test_resize_reports_the_content_height(playwright, origin):
         ready = fits()
         assert ready > 300  # more than the iframe's first 300 px
         frame.locator("#heads-panel > summary").click()
+        # the grid is drawn once seen or after a pause (views/when-paused.js): measured once it is, with
+        # its frame drawn, not while its placeholder's height still holds (a race seen once in CI)
+        FigurePage(frame).wait_until("""() => { const grid = document.getElementById('heads-grid');
+            return grid.getAttribute('aria-busy') !== 'true' && grid.querySelectorAll('canvas').length > 0; }""", None)
+        frame.evaluate("() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))")
         assert fits() > ready + 100  # the heads grid made the figure taller
 
 

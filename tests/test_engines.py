@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 import build
-import engines
-from figure_page import EXPORTED_IMAGE, TOLERANCE, course_site, serving
-from test_accessibility import WCAG_TAGS, axe_source  # noqa: F401 (a fixture)
+from support import engines
+from support.figure_page import EXPORTED_IMAGE, TOLERANCE, course_site, serving
+from support.axe import WCAG_TAGS
 
 TEXTS = {
     "markup": '<b>bold</b> &amp; <script>alert("hi")</script> <img src=x onerror=alert(1)>',

@@ -9,7 +9,7 @@ torch = pytest.importorskip("torch")
 
 from attention_live.labels import token_label  # noqa: E402
 from conftest import WEIGHTS  # noqa: E402
-from test_model import assert_close  # noqa: E402
+from support.numbers import assert_close  # noqa: E402
 from tokenizers import Tokenizer  # noqa: E402
 from training.export import reference_model  # noqa: E402
 

@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from figure_page import EXPORTED_IMAGE, check_view
+from support.figure_page import EXPORTED_IMAGE, check_view
 
 SVG = "{http://www.w3.org/2000/svg}"
 TEXT = "Alice was beginning to get very tired of sitting by her sister"

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from figure_page import TOLERANCE
+from support.figure_page import TOLERANCE
 
 TEXTS = ("The Mole had been working very hard all the morning, spring-cleaning his little home.",
          "Mowgli sat down, laughing, and said: «I am no wolf»\nand the tiger roared.",

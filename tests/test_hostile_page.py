@@ -21,8 +21,8 @@ from playwright.sync_api import Error as PlaywrightError
 
 import build
 from conftest import PATHOLOGICAL_TEXTS
-from source_tree import copy_sources, run_build
-from figure_page import (MEMORY_ARGS, WAIT_MS, FigurePage, Watch, browser_context, check_view, drop_compressed_copies, memory_growth_mb,
+from support.source_tree import copy_sources, run_build
+from support.figure_page import (MEMORY_ARGS, WAIT_MS, FigurePage, Watch, browser_context, check_view, drop_compressed_copies, memory_growth_mb,
                          parent_page, serving, worker_targets)
 
 ERROR_WITHIN_MS = 3_000  # a failure found before Python starts is reported within this time

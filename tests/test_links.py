@@ -6,7 +6,7 @@ from urllib.parse import parse_qs, quote, urlencode
 
 import pytest
 
-from figure_page import FigurePage, Watch, browser_context, check_view
+from support.figure_page import FigurePage, Watch, browser_context, check_view
 
 TEXT = "Alice said nothing, and the Queen said nothing either"
 

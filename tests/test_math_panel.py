@@ -8,7 +8,7 @@ TOLERANCE against CPython."""
 import numpy as np
 import pytest
 
-from figure_page import TOLERANCE, check_view
+from support.figure_page import TOLERANCE, check_view
 
 TEXT = 'Then the Queen turned to Alice and said, "Off with her head!"'
 LAYER, HEAD, TOKEN = 2, 3, 7  # «said», as the page opens

@@ -6,18 +6,13 @@ from hypothesis import given, settings, strategies as st
 
 from attention_live.model import gpt, load_gpt, softmax
 from conftest import FIXTURES, WEIGHTS
+from support.numbers import assert_close
 
 
 @pytest.fixture(scope="module")
 def model():
     params, config, _ = load_gpt((WEIGHTS / "model.safetensors").read_bytes())
     return params, config
-
-
-def assert_close(ours, reference, tolerance, what):
-    worst = float(np.max(np.abs(ours - reference)))
-    print(f"{what}: largest difference {worst:.3g} (tolerance {tolerance})")
-    assert worst <= tolerance, f"{what}: largest difference {worst:.3g} exceeds {tolerance}"
 
 
 def test_parity_with_pytorch_fixtures(model):

@@ -9,7 +9,7 @@ import tarfile
 import pytest
 
 import build
-from figure_page import browser_context
+from support.figure_page import browser_context
 
 WRITE = """([hex, folder]) => {
   const bytes = new Uint8Array(hex.match(/../g)?.map((pair) => parseInt(pair, 16)) ?? []);

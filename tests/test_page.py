@@ -8,7 +8,7 @@ input and hosting are in test_hostile_page.py.
 import json
 
 from conftest import WEIGHTS
-from figure_page import TOLERANCE, check_view
+from support.figure_page import TOLERANCE, check_view
 
 
 def test_default_view_tells_the_story(browser_page, figure):

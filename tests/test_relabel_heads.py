@@ -9,7 +9,7 @@ pytest.importorskip("safetensors")
 from attention_live.model import gpt, load_gpt  # noqa: E402
 from conftest import WEIGHTS  # noqa: E402
 from safetensors.numpy import load_file  # noqa: E402
-from test_model import assert_close  # noqa: E402
+from support.numbers import assert_close  # noqa: E402
 from training.relabel_heads import permute_heads, relabel_file  # noqa: E402
 
 TEXT_IDS = np.random.default_rng(0).integers(0, 2000, 96)

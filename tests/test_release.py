@@ -7,8 +7,8 @@ import zipfile
 import pytest
 
 import build
-from figure_page import WAIT_MS, FigurePage, browser_context, check_view, serving
-from source_tree import copy_sources, run_build
+from support.figure_page import WAIT_MS, FigurePage, browser_context, check_view, serving
+from support.source_tree import copy_sources, run_build
 
 SUB_PATH = "x/y"
 

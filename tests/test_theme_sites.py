@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import build
-from figure_page import TOLERANCE, WAIT_MS, Watch, browser_context, serving
+from support.figure_page import TOLERANCE, WAIT_MS, Watch, browser_context, serving
 
 TEXT = "Alice said hello to the Rabbit."
 FIGURE_HTML = f'<attention-live text="{TEXT}" layer="2" head="3"></attention-live>'

@@ -7,7 +7,7 @@ torch = pytest.importorskip("torch")
 
 from attention_live.model import gpt, load_gpt  # noqa: E402
 from conftest import FIXTURES, WEIGHTS  # noqa: E402
-from test_model import assert_close  # noqa: E402
+from support.numbers import assert_close  # noqa: E402
 from tokenizers import Tokenizer  # noqa: E402
 from training.export import parity_fixture, reference_model  # noqa: E402
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from conftest import WEIGHTS
-from figure_page import TOLERANCE, check_view
+from support.figure_page import TOLERANCE, check_view
 
 TEXT = 'Then the Queen turned to Alice and said, "Off with her head!" The Hatter sighed.'
 

@@ -25,13 +25,13 @@ import time
 from pathlib import Path
 
 import build
-from figure_page import CHROMIUM, CHROMIUM_ARGS, WAIT_MS
+from support.figure_page import CHROMIUM, CHROMIUM_ARGS, WAIT_MS
 
 ENGINES = ("chromium", "firefox", "webkit")
 FIREFOX = "/usr/bin/firefox-esr"
 WEBKIT_DRIVER = "/usr/bin/WebKitWebDriver"
 MINIBROWSER = next(iter(sorted(Path("/usr/lib").glob("*/webkit2gtk-4.*/MiniBrowser"))), Path("/usr/lib/webkit2gtk-4.1/MiniBrowser"))  # Debian's, per architecture
-BRIDGE = Path(__file__).resolve().parent / "engine-drivers" / "firefox-bridge.mjs"
+BRIDGE = Path(__file__).resolve().parent.parent / "engine-drivers" / "firefox-bridge.mjs"
 
 
 class EngineMissing(Exception):
