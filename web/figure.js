@@ -279,14 +279,14 @@ export class AttentionFigure {
     result.inputTime = undefined;
   }
 
-  /* Every view redraws from the view state: the chips and selectors always, the panels below them
-   * while open (opening one draws it). */
   /* The worker computes the what-ifs (knockouts, a what-if on the selected head) with the attention:
    * new ones need the same text computed again. */
   whatIfsChanged(state, previous) {
     if (this.channel && JSON.stringify(whatIfsOf(state)) !== JSON.stringify(whatIfsOf(previous))) this.submit(this.queue.text).catch(() => {});
   }
 
+  /* Every view redraws from the view state: the chips and selectors always, the panels below them
+   * while open (opening one draws it). */
   render(state, previous) {
     const { el, view } = this;
     markChoice(el.layers, state.layer);

@@ -22,7 +22,7 @@ const SILENT_MS = 45000; // while loading, this long without any message from th
 /* How long a new SharedWorker may stay silent before it counts as refused. Its first answer needs only
  * its own small scripts (worker.js and the three it imports, about 15 kB compressed): well under a
  * second on a slow phone network; Chromium's refusal comes within 0.3 s. */
-export const SHARED_SILENT_MS = 8000;
+const SHARED_SILENT_MS = 8000;
 
 export class PythonClient {
   /** @param {URL} url  the worker script (worker.js of the build's folder) */

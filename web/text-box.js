@@ -32,14 +32,20 @@ export function isWellFormed(text) {
   return !LONE_SURROGATE.test(text);
 }
 
-/** `text` as the box holds it (asInBox), at most its last BOX_MAX_CHARS characters (code points):
- *  {text, cut}. The front is dropped before anything else is done, so that a 40 MB text costs no more
- *  than a short one. */
-export function boxed(text) {
-  let start = Math.max(0, text.length - 2 * BOX_MAX_CHARS); // UTF-16 units: at least BOX_MAX_CHARS code points
-  if (start > 0 && /[\uDC00-\uDFFF]/.test(text[start])) start -= 1; // never split a surrogate pair
-  const normal = asInBox(start > 0 ? text.slice(start) : text);
-  if (normal.length <= BOX_MAX_CHARS) return { text: normal, cut: start > 0 };
+/** The last `count` characters (code points) of `text` once normalised (`normalise`, asInBox by
+ *  default): {text, cut}, cut where the front was dropped. The front is dropped before anything else
+ *  is done, so that a 40 MB text costs no more than a short one. */
+export function lastChars(text, count, normalise = asInBox) {
+  let start = Math.max(0, text.length - 2 * count); // UTF-16 units: at least `count` code points
+  if (start > 0 && (text[start] === "\n" || /[\uDC00-\uDFFF]/.test(text[start]))) start -= 1; // never split "\r\n" or a surrogate pair
+  const normal = normalise(start > 0 ? text.slice(start) : text);
+  if (normal.length <= count) return { text: normal, cut: start > 0 };
   const chars = Array.from(normal);
-  return chars.length <= BOX_MAX_CHARS ? { text: normal, cut: start > 0 } : { text: chars.slice(-BOX_MAX_CHARS).join(""), cut: true };
+  return chars.length <= count ? { text: normal, cut: start > 0 } : { text: chars.slice(-count).join(""), cut: true };
+}
+
+/** `text` as the box holds it (asInBox), at most its last BOX_MAX_CHARS characters (code points):
+ *  {text, cut}. */
+export function boxed(text) {
+  return lastChars(text, BOX_MAX_CHARS);
 }

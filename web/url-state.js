@@ -9,6 +9,8 @@
  * survives a chat or LMS that re-encodes "+" as "%2B".
  */
 
+import { lastChars } from "./text-box.js";
+
 const PANELS = ["heads", "matrix", "math", "next"];
 
 /* The nearest whole number from low to high for a link's value (±Infinity included), or null for one
@@ -24,18 +26,17 @@ function nearest(value, low, high) {
  *  what was cut. The front of a long text is dropped before it is normalised, and its length counted
  *  in one pass, so that megabytes from a host cost no more than that pass. */
 export function readText(text, maxChars, normalise = (given) => given) {
-  if (text.length <= maxChars) return { text: normalise(text), changes: [] }; // at most one code point per UTF-16 unit
-  // code points once normalised: a surrogate pair is one, and so is "\r\n" (a text box makes it "\n")
+  const kept = lastChars(text, maxChars, normalise);
+  if (!kept.cut) return { text: kept.text, changes: [] };
+  // the whole text's length once normalised, for the notice: a surrogate pair is one code point, and
+  // so is "\r\n" (a text box makes it "\n")
   let length = text.length;
   for (let i = 1; i < text.length; i += 1) {
     const unit = text.charCodeAt(i);
     if ((unit === 0x0a && text.charCodeAt(i - 1) === 0x0d) || (unit >= 0xdc00 && unit <= 0xdfff && text.charCodeAt(i - 1) >= 0xd800 && text.charCodeAt(i - 1) <= 0xdbff)) length -= 1;
   }
-  let start = Math.max(0, text.length - 2 * maxChars); // each code point kept is at most two units
-  if (start > 0 && (text[start] === "\n" || /[\uDC00-\uDFFF]/.test(text[start]))) start -= 1; // never split "\r\n" or a pair
-  const kept = Array.from(normalise(text.slice(start)));
-  if (length <= maxChars) return { text: kept.join(""), changes: [] };
-  return { text: kept.slice(-maxChars).join(""),
+  if (length <= maxChars) return { text: kept.text, changes: [] };
+  return { text: kept.text,
     changes: [`The link's text has ${length.toLocaleString("en")} characters; only its last ${maxChars.toLocaleString("en")} are used.`] };
 }
 
