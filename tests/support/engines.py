@@ -70,6 +70,20 @@ class EnginePage:
                 raise TimeoutError(f"timed out waiting for {predicate} ({arg!r})")
             time.sleep(0.05)
 
+    def wait_until_still(self, selector):
+        """Wait until the element ``selector`` is in view and its box is the same over two animation
+        frames. Playwright's click waits for this itself; WebDriver's and Puppeteer's clicks take the
+        element's position once and click there, so a panel's numbers arriving a moment later (they push
+        the summaries below it down) would make the click miss (seen once in CI, WebKit)."""
+        self.wait_until("""s => new Promise((done) => {
+            const element = document.querySelector(s);
+            if (!element) return done(false);
+            element.scrollIntoView({ block: "nearest" });
+            const box = (e) => JSON.stringify(e.getBoundingClientRect());
+            const before = box(element);
+            requestAnimationFrame(() => requestAnimationFrame(() => done(box(element) === before)));
+        })""", selector)
+
     def open(self, url):
         """Go to ``url`` and wait until the figure leaves data-state="loading"; returns the state."""
         self.goto(url)
@@ -143,6 +157,7 @@ class FirefoxPage(EnginePage):
         self.bridge.call("type", page=self.number, selector=selector, text=text)
 
     def click(self, selector):
+        self.wait_until_still(selector)
         self.bridge.call("click", page=self.number, selector=selector)
 
     def problems(self):
@@ -232,6 +247,7 @@ class WebKitPage(EnginePage):
     def click(self, selector):
         from selenium.webdriver.common.by import By
 
+        self.wait_until_still(selector)
         self.driver.find_element(By.CSS_SELECTOR, selector).click()
 
     def problems(self):
