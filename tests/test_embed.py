@@ -131,7 +131,7 @@ def test_resize_reports_the_content_height(playwright, origin):
         ready = fits()
         assert ready > 300  # more than the iframe's first 300 px
         frame.locator("#heads-panel > summary").click()
-        # the grid is drawn once seen or after a pause (views/when-paused.js): measured once it is, with
+        # the grid is drawn once seen or after a pause (lib/when-paused.js): measured once it is, with
         # its frame drawn, not while its placeholder's height still holds (a race seen once in CI)
         FigurePage(frame).wait_until("""() => { const grid = document.getElementById('heads-grid');
             return grid.getAttribute('aria-busy') !== 'true' && grid.querySelectorAll('canvas').length > 0; }""", None)

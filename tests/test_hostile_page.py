@@ -414,7 +414,7 @@ def deployments(tmp_path_factory):
     labels show a space as "·" instead of "␣"); returns their dist folders."""
     a = run_build(copy_sources(tmp_path_factory.mktemp("deploy") / "a"))
     sources_b = copy_sources(tmp_path_factory.mktemp("deploy") / "b")
-    app = sources_b / "web" / "page.js"
+    app = sources_b / "web" / "page" / "page.js"
     app.write_text(app.read_text(encoding="utf-8") + 'export const deployment = "B";\n', encoding="utf-8")  # the bundle keeps no comment
     labels = sources_b / "py" / "attention_live" / "labels.py"
     labels.write_text(labels.read_text(encoding="utf-8").replace('{" ": "\\u2423"', '{" ": "\\u00b7"'), encoding="utf-8")

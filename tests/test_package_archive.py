@@ -1,4 +1,4 @@
-"""web/tar.js, with which the worker writes numpy's files into Pyodide's file system, against Python's
+"""web/runtime/worker/tar.js, with which the worker writes numpy's files into Pyodide's file system, against Python's
 tarfile reading the same archives: POSIX ustar, as build.py's package_wheels_as_tar writes them."""
 
 import hashlib

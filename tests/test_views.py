@@ -233,7 +233,7 @@ def test_matrix_labels_sit_on_their_own_cells_and_start_inside_the_box(page):
 
 
 def test_an_edit_rewrites_no_notice_and_sets_no_hidden_that_it_leaves_as_it_was(page, figure):
-    """Each edit draws the views again, writing only what changed (views/dom.js): setting an element's
+    """Each edit draws the views again, writing only what changed (lib/dom.js): setting an element's
     `hidden` to what it already is restyles it all the same in Chromium, and rewriting a notice lays it
     out again. With the grid and the matrix open and a text longer than the model's context (the
     notice says how many earlier tokens are not shown), an edit that keeps the notice's words changes

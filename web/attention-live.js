@@ -26,13 +26,13 @@
  */
 import FIGURE_TREE from "./figure-template.js";
 import FIGURE_CSS from "./figure-styles.js";
-import { AttentionFigure } from "./figure.js";
-import { fetchManifest } from "./manifest.js";
-import { pythonFor } from "./python-client.js";
-import { asInBox, wellFormed } from "./text-box.js";
-import { throttled } from "./throttle.js";
-import { readView } from "./url-state.js";
-import { fromTree } from "./views/dom.js";
+import { AttentionFigure } from "./figure/figure.js";
+import { fetchManifest } from "./runtime/manifest.js";
+import { pythonFor } from "./runtime/python-client.js";
+import { asInBox, wellFormed } from "./figure/text-box.js";
+import { throttled } from "./lib/throttle.js";
+import { readView } from "./figure/url-state.js";
+import { fromTree } from "./lib/dom.js";
 
 const buildFolder = new URL("./", import.meta.url).href; // this build's files (see build.py)
 const pageFolder = new URL("../", buildFolder).href; // the build's index.html, beside its folder

@@ -15,10 +15,10 @@
  * Keyboard: the chips are one tab stop (the query's chip; roving tabindex); Left and Right move the
  * query one token, Home and End to the first and the last; Enter and Space select the focused chip.
  */
-import { needsLightText, weightClass } from "./colour.js";
-import { focusedIn } from "./dom.js";
-import { percent as written } from "./numbers.js";
-import { whenPaused } from "./when-paused.js";
+import { needsLightText, weightClass } from "../draw/colour.js";
+import { focusedIn } from "../lib/dom.js";
+import { percent as written } from "../draw/numbers.js";
+import { whenPaused } from "../lib/when-paused.js";
 
 const PARTIAL = /\u27e8[0-9A-F]{2}( [0-9A-F]{2})*\u27e9/; // ⟨C3 A9⟩: bytes of a character split across tokens
 

@@ -17,8 +17,8 @@
  * the tiles too. `onRead(text)` is given each step's words, for the live region.
  */
 import { paintStrip } from "./math-panel.js";
-import { element, setHidden, setText } from "./dom.js";
-import { thousands } from "./numbers.js";
+import { element, setHidden, setText } from "../lib/dom.js";
+import { thousands } from "../draw/numbers.js";
 
 export const TILE_SIZES = [4, 8, 16, 32, 64];
 

@@ -12,9 +12,9 @@
  * first changed token on (heatmap.js); a new selection only moves the outlines. Keyboard: one tab stop; arrow keys move between heads (Left,
  * Right) and layers (Up, Down), Home and End to the first and last; Enter or Space selects.
  */
-import { focusedIn, setHidden } from "./dom.js";
-import { firstChangedRow, paintHeatmap } from "./heatmap.js";
-import { headOffset, keysSeen, percent, strongestKeys } from "./numbers.js";
+import { focusedIn, setHidden } from "../lib/dom.js";
+import { firstChangedRow, paintHeatmap } from "../draw/heatmap.js";
+import { headOffset, keysSeen, percent, strongestKeys } from "../draw/numbers.js";
 
 function makeThumb(layer, head, onPick) {
   const button = document.createElement("button");

@@ -16,10 +16,10 @@
  * labels and cache, and the view state. Every number comes from Python; this module only formats
  * and draws them.
  */
-import { signedPixel } from "./colour.js";
-import { element, setHidden, setText } from "./dom.js";
-import { percent, strongestKeys, thousands } from "./numbers.js";
-import { whenPaused } from "./when-paused.js";
+import { signedPixel } from "../draw/colour.js";
+import { element, setHidden, setText } from "../lib/dom.js";
+import { percent, strongestKeys, thousands } from "../draw/numbers.js";
+import { whenPaused } from "../lib/when-paused.js";
 
 const CELL_PX = 5; // CSS px per strip cell
 const MIN_HEIGHT_PX = 24; // a strip is a tab stop: at least 24 CSS px tall (one row: taller cells)

@@ -18,10 +18,10 @@
  * the query, Home and End to the first and last token; Left and Right move the key read out (the box
  * scrolls to it; `onRead(text)` is given each keyboard read-out, for the live region).
  */
-import { firstChangedRow, paintHeatmap } from "./heatmap.js";
-import { element, setHidden, setText } from "./dom.js";
-import { whenPaused } from "./when-paused.js";
-import { headOffset, keysSeen, percent, strongestKeys } from "./numbers.js";
+import { firstChangedRow, paintHeatmap } from "../draw/heatmap.js";
+import { element, setHidden, setText } from "../lib/dom.js";
+import { whenPaused } from "../lib/when-paused.js";
+import { headOffset, keysSeen, percent, strongestKeys } from "../draw/numbers.js";
 
 const MIN_CELL = 3; // CSS px: 128 tokens still readable
 const MAX_CELL = 28;

@@ -9,8 +9,8 @@
  * Input: `predicted`, the answer of Figure.predict ({token, candidates: [{id, label, p, p_intact?,
  * delta?}], next: {id, label, p, rank} | null, knockout}), and the view state. Numbers are Python's.
  */
-import { percent, thousands } from "./numbers.js";
-import { element } from "./dom.js";
+import { percent, thousands } from "../draw/numbers.js";
+import { element } from "../lib/dom.js";
 
 const points = (delta) => `${delta < 0 ? "−" : "+"}${Math.abs(100 * delta).toFixed(1)} pts`;
 

@@ -1,7 +1,7 @@
 /* The what-if banner above the chips: shown whenever the figure shows something the model does not
  * compute (a step of the selected head left out, or heads knocked out), and says which. */
 
-import { setHidden, setText } from "./dom.js";
+import { setHidden, setText } from "../lib/dom.js";
 
 /** What the view state's what-ifs are, as one sentence ("" when there are none). */
 export function whatIfText(state) {

@@ -1,8 +1,8 @@
 /* The standalone page's link: its figure's view in the address's fragment (url-state.js), read at
  * start and on every same-document navigation, written back as the view changes. */
-import { asInBox } from "./text-box.js";
-import { readLink } from "./url-state.js";
-import { PAUSE_MS } from "./views/when-paused.js";
+import { asInBox } from "../figure/text-box.js";
+import { readLink } from "../figure/url-state.js";
+import { PAUSE_MS } from "../lib/when-paused.js";
 
 /* A reload right after a change reloads the address the browser had when the reload began, which may
  * be older than the page's last writes (the timer's, pagehide's: the browser learns of each a moment

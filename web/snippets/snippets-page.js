@@ -1,7 +1,7 @@
-/* embed.html: the snippets for each kind of course page (embed-snippets.js), each with a Copy button
+/* embed.html: the snippets for each kind of course page (snippets.js), each with a Copy button
  * and a live preview of what it becomes on the page, for the figure where this page is hosted. */
-import "./attention-live.js";
-import { snippets } from "./embed-snippets.js";
+import "../attention-live.js";
+import { snippets } from "./snippets.js";
 
 const base = new URL("./", document.baseURI).href; // the folder of embed.html and index.html
 const list = document.getElementById("snippets");
@@ -33,7 +33,7 @@ function draw() {
     preview.className = "preview";
     preview.setAttribute("role", "region");
     preview.setAttribute("aria-label", `Preview: ${snippet.title}`);
-    preview.innerHTML = snippet.preview; // our own markup (embed-snippets.js), with this page's address in it
+    preview.innerHTML = snippet.preview; // our own markup (snippets.js), with this page's address in it
     section.append(title, where, code, copy, preview);
     return section;
   }));

@@ -21,8 +21,8 @@
  * frame (frames.js): a figure in a hidden or offscreen iframe answers and reports its height too.
  */
 
-import { drawn } from "./frames.js";
-import { throttled } from "./throttle.js";
+import { drawn } from "../lib/frames.js";
+import { throttled } from "../lib/throttle.js";
 
 const PREFIX = "attention-live:";
 const STATE_MS = 200; // state messages at most this often: each holds the whole T × T matrix

@@ -1,10 +1,10 @@
 /* The standalone page (index.html): its one <attention-live standalone> element, whose parts the page
  * holds already, started with the pieces that belong to a page rather than to a figure: the view in
  * the address (page-link.js), window.attentionLive, the messages to a host page when the page is in
- * an iframe (embed.js), and the offline copy (offline.js).
+ * an iframe (host-messages.js), and the offline copy (offline.js).
  */
-import { AttentionLiveElement } from "./attention-live.js";
-import { readEmbedOptions, startEmbedding } from "./embed.js";
+import { AttentionLiveElement } from "../attention-live.js";
+import { readEmbedOptions, startEmbedding } from "./host-messages.js";
 import { keepForOffline } from "./offline.js";
 import { keepLinkInAddress, viewInAddress } from "./page-link.js";
 
@@ -25,7 +25,7 @@ function start() {
       link.writeNow();
       return location.href;
     },
-    // the address's embed-origin values that are not origins (embed.js): said for as long as the page is open
+    // the address's embed-origin values that are not origins (host-messages.js): said for as long as the page is open
     notices: embedOptions.rejected.map((value) => `The address's embed-origin "${value}" is not an origin (scheme://host, with :port if any, no path): the state is not sent to it.`),
   });
   link = keepLinkInAddress(figure);

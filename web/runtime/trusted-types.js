@@ -1,5 +1,5 @@
 /* Trusted Types: a course page may send `Content-Security-Policy: require-trusted-types-for 'script'`.
- * The figure parses no HTML string (its markup is built node by node: views/dom.js fromTree); its one
+ * The figure parses no HTML string (its markup is built node by node: lib/dom.js fromTree); its one
  * sink is the worker's script URL (new SharedWorker, new Worker), which goes through one policy,
  * named POLICY, that passes nothing but a worker.js of the page's own origin. A page that also names
  * the policies it allows (`trusted-types …`) must name this one (docs/embedding.md).

@@ -10,24 +10,24 @@
  *      └──(any load failure)──▶ error ──(Try again)──▶ …   └────────┘ while one text is computed,
  *                                                                     only the newest edit waits
  */
-import { createAnnouncer } from "./announcer.js";
+import { createAnnouncer } from "../lib/announcer.js";
 import { createAnswers } from "./answers.js";
 import { exportFigure } from "./export.js";
-import { afterPaint } from "./frames.js";
-import { createViewState } from "./state.js";
+import { afterPaint } from "../lib/frames.js";
+import { createViewState } from "./view-state.js";
 import { asInBox, BOX_MAX_CHARS, boxed, isWellFormed } from "./text-box.js";
 import { linkFor, readView } from "./url-state.js";
-import { drawChoices, drawTokens, drawWeights, enableChipKeys, markChoice, markReused, markTile } from "./views/chips.js";
-import { drawLegend, weightColours } from "./views/colour.js";
-import { focusedIn, setHidden, setText } from "./views/dom.js";
-import { createHeadsGrid } from "./views/heads-grid.js";
-import { createMathPanel } from "./views/math-panel.js";
-import { createFlashSteps } from "./views/flash-steps.js";
-import { createMatrix, describeRow } from "./views/matrix.js";
-import { createNextToken } from "./views/next-token.js";
-import { drawWhatIfBanner } from "./views/what-if-banner.js";
-import { whenSeenOrPaused } from "./views/when-paused.js";
-import { headOffset, keysSeen, queryText } from "./views/numbers.js";
+import { drawChoices, drawTokens, drawWeights, enableChipKeys, markChoice, markReused, markTile } from "../views/chips.js";
+import { drawLegend, weightColours } from "../draw/colour.js";
+import { focusedIn, setHidden, setText } from "../lib/dom.js";
+import { createHeadsGrid } from "../views/heads-grid.js";
+import { createMathPanel } from "../views/math-panel.js";
+import { createFlashSteps } from "../views/flash-steps.js";
+import { createMatrix, describeRow } from "../views/matrix.js";
+import { createNextToken } from "../views/next-token.js";
+import { drawWhatIfBanner } from "../views/what-if-banner.js";
+import { whenSeenOrPaused } from "../lib/when-paused.js";
+import { headOffset, keysSeen, queryText } from "../draw/numbers.js";
 
 /* The figure's parts: the id of each, in the figure's tree (its document, or its element's shadow root). */
 const PARTS = {

@@ -13,14 +13,14 @@
  * the screen's device pixel ratio, if larger), at most MAX_PNG_SIDE px on a side and MAX_PNG_PIXELS in
  * all: browsers refuse larger canvases (a phone at ratio 10 with every panel open asked for 38,000 px).
  */
-import { needsLightText, weightCss } from "./views/colour.js";
-import { paintHeatmap } from "./views/heatmap.js";
-import { GLOSSES, mathText, paintStrip, stripSize, stripsOf } from "./views/math-panel.js";
-import { ROW_LABELS, cellSize, describeRow, labelEvery } from "./views/matrix.js";
-import { nextText } from "./views/next-token.js";
-import { headOffset, keysSeen, percent, queryText } from "./views/numbers.js";
-import { whatIfText } from "./views/what-if-banner.js";
-import { MONO, SANS, measure, pixelImage, svgDocument, tag, text, wrap } from "./svg-writer.js";
+import { needsLightText, weightCss } from "../draw/colour.js";
+import { paintHeatmap } from "../draw/heatmap.js";
+import { GLOSSES, mathText, paintStrip, stripSize, stripsOf } from "../views/math-panel.js";
+import { ROW_LABELS, cellSize, describeRow, labelEvery } from "../views/matrix.js";
+import { nextText } from "../views/next-token.js";
+import { headOffset, keysSeen, percent, queryText } from "../draw/numbers.js";
+import { whatIfText } from "../views/what-if-banner.js";
+import { MONO, SANS, measure, pixelImage, svgDocument, tag, text, wrap } from "../lib/svg-writer.js";
 
 const MARGIN = 16; // CSS px around the image
 const INK = "#1d2330";

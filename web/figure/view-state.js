@@ -11,7 +11,7 @@
  *
  * Clicks, keys and window.attentionLive.select() all go through update(); every view redraws from
  * the state it is handed. The address's fragment is this state written out (url-state.js), and a host
- * page on another origin receives it as messages (embed.js).
+ * page on another origin receives it as messages (host-messages.js).
  */
 
 export function createViewState(initial) {
