@@ -71,6 +71,8 @@ class ChangeEvent extends Event {
 export class AttentionLiveElement extends HTMLElement {
   static observedAttributes = ATTRIBUTES;
 
+  #keptView = null; // the link fragment of a figure let go (letGo), for the next one
+
   connectedCallback() {
     if (this.hasAttribute("standalone")) return; // page.js starts it
     if (!this.figure) this.start(this.makeFigure());
@@ -78,9 +80,24 @@ export class AttentionLiveElement extends HTMLElement {
     else this.figure.reconnect();
   }
 
+  /* Out of the page: Python drops the figure's view at once. An element moved (out and back in within
+   * one task) keeps its figure; one still out after that lets it go (letGo). */
   disconnectedCallback() {
     this.observer?.disconnect();
     this.figure?.disconnect();
+    const { figure } = this;
+    setTimeout(() => { if (!this.isConnected && this.figure === figure) this.letGo(); }, 0);
+  }
+
+  /* The figure is gone: its cleanups run (figure.js destroy), and its view is kept as a link fragment,
+   * so that the element, put back later, starts a new figure on the same text, layer, head, token and
+   * panels (what a link keeps; not its what-ifs). */
+  letGo() {
+    if (!this.figure) return;
+    this.#keptView = this.figure.readerView ? { fragment: this.figure.linkFragment() } : null;
+    this.figure.destroy();
+    this.figure = null;
+    this.observer = null;
   }
 
   attributeChangedCallback() {
@@ -99,7 +116,11 @@ export class AttentionLiveElement extends HTMLElement {
     root.adoptedStyleSheets = [figureSheet]; // and the weight colours: figure.js
     root.replaceChildren(fromTree(FIGURE_TREE));
     return this.makeFigureOf(root.firstElementChild, {
-      initialView: (config, maxChars) => readView(fragmentOf(this), textOf(this), config, maxChars, asInBox),
+      initialView: (config, maxChars) => {
+        const kept = this.#keptView;
+        this.#keptView = null;
+        return kept ? readView(kept.fragment, undefined, config, maxChars, asInBox) : readView(fragmentOf(this), textOf(this), config, maxChars, asInBox);
+      },
       ...options,
     });
   }

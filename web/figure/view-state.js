@@ -11,8 +11,12 @@
  *
  * Clicks, keys and window.attentionLive.select() all go through update(); every view redraws from
  * the state it is handed. The address's fragment is this state written out (url-state.js), and a host
- * page on another origin receives it as messages (host-messages.js).
+ * page on another origin receives it as messages (host-messages.js). Below it, the rules that read a
+ * state: what the open panels need from Python, the what-ifs, where the query goes after an edit.
  */
+
+/** The panels below the chips, in the order they are drawn. */
+export const PANEL_NAMES = ["heads", "matrix", "math", "next"];
 
 export function createViewState(initial) {
   let state = Object.freeze({ ...initial, panels: Object.freeze({ ...initial.panels }), whatIf: Object.freeze({ ...initial.whatIf }),
@@ -35,4 +39,46 @@ export function createViewState(initial) {
       listeners.push(listener);
     },
   };
+}
+
+/** The answers of Python's (answers.js's kinds) that the open panels of view `state` show. */
+export function answersShown(state) {
+  return [...(state.panels.math ? ["explain"] : []), ...(state.panels.math && state.flash.open ? ["flash"] : []),
+    ...(state.panels.next ? ["predict"] : [])];
+}
+
+export const hasWhatIf = (state) => !state.whatIf.scale || !state.whatIf.mask;
+
+/** What the worker computes besides the model's attention for this state: the knocked-out heads and
+ *  the what-if of the selected head ({layer, head, scale, mask}, or null). */
+export function whatIfsOf(state) {
+  const { layer, head, whatIf: { scale, mask } } = state;
+  return { knockout: state.knockout, whatIf: hasWhatIf(state) ? { layer, head, scale, mask } : null };
+}
+
+/** Whether `result` holds the numbers of `state`'s what-ifs (its knockouts and the what-if of its head). */
+export function showsWhatIfsOf(result, state) {
+  return JSON.stringify({ knockout: result.knockout ?? [], whatIf: result.whatIf ?? null }) === JSON.stringify(whatIfsOf(state));
+}
+
+/** The query once `result` replaces `previous` (null: none) for a query on `token`. A query on the last
+ *  token follows the typing to the new last token; any other query stays on its token while the text
+ *  up to it is unchanged, and otherwise moves to the last token too. The first result keeps the
+ *  default view's query. */
+export function queryAfter(previous, result, token) {
+  const T = result.ids.length;
+  if (T === 0) return 0;
+  if (token >= T) return T - 1;
+  if (previous === null) return token;
+  if (token === previous.ids.length - 1) return T - 1;
+  const unchanged = previous.ids.length > token
+    && previous.ids.slice(0, token + 1).every((id, i) => id === result.ids[i]);
+  return unchanged ? token : T - 1;
+}
+
+/** `knockout` ([[layer, head], …], sorted) with the head (`layer`, `head`) knocked out, or back in if it was. */
+export function toggled(knockout, layer, head) {
+  const on = knockout.some(([l, h]) => l === layer && h === head);
+  const next = on ? knockout.filter(([l, h]) => l !== layer || h !== head) : [...knockout, [layer, head]];
+  return next.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
 }

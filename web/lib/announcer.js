@@ -12,7 +12,8 @@ const PAUSE_MS = 500;
  *   again(text)        the same, even if `text` is what was said last (an error met again);
  *   choice(compose)    says compose() at once, unless something was said less than PAUSE_MS ago:
  *                      then once PAUSE_MS have passed without another choice;
- *   later(compose)     says compose() once PAUSE_MS have passed without another call. */
+ *   later(compose)     says compose() once PAUSE_MS have passed without another call;
+ *   stop()             drops the sentence waiting, if any (its figure is gone). */
 export function createAnnouncer(region) {
   let timer = null;
   let saidAt = -Infinity;
@@ -37,5 +38,9 @@ export function createAnnouncer(region) {
       else say(compose());
     },
     later: after,
+    stop() {
+      clearTimeout(timer);
+      timer = null;
+    },
   };
 }

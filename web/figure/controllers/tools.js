@@ -1,0 +1,120 @@
+/* The figure's tools (one feature of a figure: figure.js's controllers): "Copy link", "Save PNG" and
+ * "Save SVG", and, where a sandboxed frame may have blocked a download, the saved image shown in the
+ * figure to save by hand. The answer to each button goes on the status line (the core's say).
+ */
+
+const DOWNLOAD_KEPT_MS = 60000; // an object URL outlives its download's start by this much
+
+const embedded = window.parent !== window;
+
+/* Whether the figure runs in a sandboxed frame: there, setting document.domain throws (HTML's
+ * "sandboxed document.domain browsing context flag", set by any sandbox attribute). Checked only
+ * in a frame, when saving: a sandbox without allow-downloads blocks the download, and no script can
+ * tell whether the download was allowed. */
+function inSandbox() {
+  if (!embedded) return false;
+  try {
+    document.domain = document.domain; // eslint-disable-line no-self-assign
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * @param figure   the core (figure.js): linkFragment(), image(format), summary(), say(text), changed()
+ * @param parts    {copyLink, linkBox, linkText, savedImage, saveButtons}: the buttons and boxes
+ * @param linkHref (fragment) => the address "Copy link" copies for the view `fragment`
+ * @returns {showLinkInBox(href), destroy()}
+ */
+export function createTools(figure, { copyLink, linkBox, linkText, savedImage, saveButtons }, linkHref) {
+  const listening = new AbortController();
+  const { signal } = listening;
+  const urls = new Set(); // object URLs not yet revoked
+  const timers = new Set();
+  const revoke = (url) => {
+    URL.revokeObjectURL(url);
+    urls.delete(url);
+  };
+
+  /* Where the clipboard is refused (an iframe without allow="clipboard-write", a browser's setting), the
+   * link is shown selected, to copy by hand: inside an iframe the address bar shows the course page. */
+  async function copy() {
+    const href = linkHref(figure.linkFragment());
+    try {
+      const policy = document.permissionsPolicy ?? document.featurePolicy; // Chromium: a refused call also logs an error
+      if (policy && !policy.allowsFeature("clipboard-write")) throw new Error("the clipboard is not allowed here");
+      await navigator.clipboard.writeText(href);
+      linkBox.hidden = true;
+      figure.say("Link copied: it opens this text, layer, head and token.");
+    } catch {
+      linkBox.hidden = false;
+      linkText.value = href;
+      linkText.focus();
+      linkText.select();
+      figure.changed();
+      figure.say(`${embedded ? "The course page does not let this figure use the clipboard" : "The browser did not allow copying"}: `
+        + "the link is selected in the box \u201cLink to this view\u201d; copy it (Ctrl+C, \u2318C on a Mac, or long-press on a phone).");
+    }
+  }
+
+  /* The image of the view (the core's image), downloaded under its own name. */
+  async function save(format, button) {
+    try {
+      const { file, note } = await figure.image(format);
+      const anchor = document.createElement("a");
+      anchor.href = URL.createObjectURL(file);
+      urls.add(anchor.href);
+      anchor.download = file.name;
+      anchor.click();
+      const size = `${file.name} (${(file.size / 1024).toFixed(0)} KB${note ? `; ${note}` : ""})`;
+      if (inSandbox()) {
+        showSaved(anchor.href, file.name, button);
+        figure.say(`Saving ${size}. This figure is in a sandboxed frame: unless the course page allows downloads from it, `
+          + "the browser blocks the file. The image is shown under the buttons: right-click or long-press it to save it "
+          + "(or press Tab to reach it and open its menu with Shift+F10).");
+      } else {
+        const timer = setTimeout(() => { timers.delete(timer); revoke(anchor.href); }, DOWNLOAD_KEPT_MS);
+        timers.add(timer);
+        figure.say(`Saved ${size}.`);
+      }
+    } catch (error) {
+      figure.say(`The image could not be made: ${error.message}`);
+    }
+  }
+
+  /* The image just saved, shown in the figure until closed; Close gives the focus back to `opener`. */
+  const [image, close] = [savedImage.querySelector("img"), savedImage.querySelector("button")];
+  let opener = null;
+  function showSaved(url, name, button) {
+    if (image.src.startsWith("blob:")) revoke(image.src);
+    image.src = url;
+    image.alt = `The saved image, ${name}: ${figure.summary()}`;
+    savedImage.hidden = false;
+    opener = button;
+    figure.changed();
+  }
+  close.addEventListener("click", () => {
+    savedImage.hidden = true;
+    revoke(image.src);
+    image.removeAttribute("src");
+    opener?.focus({ preventScroll: true }); // back to the Save button that showed it
+    figure.changed();
+  }, { signal });
+
+  copyLink.addEventListener("click", copy, { signal });
+  for (const button of saveButtons) button.addEventListener("click", () => save(button.dataset.save, button), { signal });
+
+  return {
+    /** The link box, where it is shown, holds `href` (the address, rewritten after the box was shown). */
+    showLinkInBox(href) {
+      if (!linkBox.hidden) linkText.value = href;
+    },
+    destroy() {
+      listening.abort();
+      for (const timer of timers) clearTimeout(timer);
+      for (const url of urls) URL.revokeObjectURL(url);
+      urls.clear();
+    },
+  };
+}

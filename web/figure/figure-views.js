@@ -1,0 +1,156 @@
+/* The figure's views (views/), made in its parts and drawn from what the core hands them: the result
+ * shown, the view state and Python's answers (answers.js). The chips, the layer and head selectors, the
+ * disclosures and the what-if banner exist from the start; the views of a model's numbers are made once
+ * its config is known (forModel). The views that cost most to draw wait while out of view, until the
+ * reader pauses or scrolls to them (lib/when-paused.js).
+ */
+import { drawChoices, drawTokens, drawWeights, enableChipKeys, markChoice, markReused, markTile } from "../views/chips.js";
+import { focusedIn } from "../lib/dom.js";
+import { drawLegend } from "../draw/colour.js";
+import { createHeadsGrid } from "../views/heads-grid.js";
+import { createMathPanel } from "../views/math-panel.js";
+import { createFlashSteps } from "../views/flash-steps.js";
+import { createMatrix } from "../views/matrix.js";
+import { createNextToken } from "../views/next-token.js";
+import { drawWhatIfBanner } from "../views/what-if-banner.js";
+import { whenSeenOrPaused } from "../lib/when-paused.js";
+import { headOffset, keysSeen } from "../draw/numbers.js";
+import { hasWhatIf, PANEL_NAMES } from "./view-state.js";
+
+/**
+ * @param root the figure's element (where the focus is kept)
+ * @param el   the figure's parts (figure.js PARTS)
+ * @param on   what the reader's acts on the views do, through the core: choose(patch) (a choice of the
+ *             reader's), state() and update(patch) (the view state: a preview, a panel opened),
+ *             knockout(layer, head), readOut(text)
+ * @returns {forModel(config), tokens(result), clearTokens(), render(result, state, previous, answers),
+ *           answers(kinds, result, state, answers), focused(), keepFocus(element), destroy()}
+ */
+export function createFigureViews(root, el, on) {
+  const views = { headsGrid: null, matrix: null, math: null, flash: null, next: null, offScreen: null };
+  const listening = new AbortController();
+  const { signal } = listening;
+  enableChipKeys(el.tokens, (index) => on.choose({ token: index }));
+  for (const name of PANEL_NAMES) { // a visitor's click on a summary, told to the view state
+    const panel = el[`${name}Panel`];
+    panel.addEventListener("toggle", () => {
+      if (on.state().panels[name] !== panel.open) on.update({ panels: { [name]: panel.open } });
+    }, { signal });
+  }
+  el.flashPart.addEventListener("toggle", () => {
+    if (on.state().flash.open !== el.flashPart.open) on.update({ flash: { open: el.flashPart.open } });
+  }, { signal });
+
+  /* The next token's panel: Python's prediction for `state`, or `waiting` (why there is none). */
+  function drawNext(result, state, answers, waiting) {
+    views.next?.draw(result && answers.get("predict", result, state), result?.labels ?? [], state, waiting);
+  }
+
+  /* "Show the math": Python's explanation of `state`'s row, once it has arrived. */
+  function drawMath(result, state, answers) {
+    const explained = answers.get("explain", result, state);
+    if (state.panels.math && views.math && explained) views.offScreen.math.draw(() => views.math.draw(explained, result.labels, result.cache));
+  }
+
+  /* "Compute it as FlashAttention does": the tile shown, and its keys marked on the chips and the matrix. */
+  function drawFlash(result, state, previous, answers) {
+    const shown = state.panels.math && state.flash.open;
+    const flashed = shown ? answers.get("flash", result, state) : null;
+    if (flashed) views.flash.draw(flashed, result.labels, state.flash.step, state.flash.step !== previous.flash.step, hasWhatIf(state) || state.knockout.length > 0);
+    const tile = flashed?.steps[Math.min(state.flash.step, flashed.steps.length - 1)].keys ?? null;
+    if (shown || (previous.panels.math && previous.flash.open)) markTile(el.tokens, tile?.[0] ?? null, tile?.[1]); // chips untouched while it is closed
+    if (state.panels.matrix) views.matrix?.markTile(tile && { token: state.token, first: tile[0], last: tile[1] });
+  }
+
+  return {
+    /** The selectors, the legend and the views of the model of `config` ({n_layer, n_head, block_size, …}). */
+    forModel(config) {
+      drawChoices(el.layers, config.n_layer, (layer) => on.choose({ layer }));
+      drawChoices(el.heads, config.n_head, (head) => on.choose({ head }));
+      drawLegend(el.legend);
+      views.headsGrid = createHeadsGrid(el.headsGrid, config, (layer, head) => on.choose({ layer, head }));
+      views.matrix = createMatrix(el.matrix, (index) => on.choose({ token: index }), on.readOut);
+      views.math = createMathPanel(el.math, (whatIf) => on.choose({ whatIf }), on.readOut);
+      views.flash = createFlashSteps(el.flash, (flash) => on.update({ flash }), on.readOut);
+      views.next = createNextToken(el.next, config, on.knockout);
+      views.offScreen = { heads: whenSeenOrPaused(el.headsGrid), matrix: whenSeenOrPaused(el.matrix), math: whenSeenOrPaused(el.math) };
+    },
+
+    /** The chips of a new result. */
+    tokens(result) {
+      drawTokens(el.tokens, result.labels, result.ids, (index) => on.choose({ token: index }), (index) => on.update({ preview: index }));
+    },
+
+    /** The chips go until a new result's arrive; the focus, if it was on one, goes to the text box
+     *  (never to the page's body). */
+    clearTokens() {
+      const focusInChips = el.tokens.contains(focusedIn(el.tokens));
+      el.tokens.replaceChildren();
+      if (focusInChips) el.text.focus({ preventScroll: true });
+    },
+
+    /** The element of the figure that has the focus, but the text box (never removed: typing pays nothing here). */
+    focused() {
+      const active = focusedIn(root);
+      return active !== el.text && root.contains(active) ? active : null;
+    },
+
+    /** After an update removed or hid `element`, which had the focus (a chip of a shortened text; the
+     *  matrix or a strip of an emptied one), the focus goes to the query's chip, or to the text box when
+     *  there are no tokens: never to the page's body. Every view hides with the `hidden` attribute
+     *  (lib/dom.js), so the attribute tells without a layout (checkVisibility would force one in the
+     *  middle of drawing: 7 ms of every update at CPU ×4, docs/benchmark.md). */
+    keepFocus(element) {
+      if (!element || (focusedIn(root) !== element && document.activeElement !== document.body)) return;
+      if (element.isConnected && !element.closest("[hidden]")) return;
+      (el.tokens.querySelector('.chip[tabindex="0"]') ?? el.text).focus({ preventScroll: true });
+    },
+
+    /** Every view from the view state `state` (after `previous`): the chips and selectors always, the
+     *  panels below them while open (opening one draws it). */
+    render(result, state, previous, answers) {
+      markChoice(el.layers, state.layer);
+      markChoice(el.heads, state.head);
+      // a panel follows the state only when the state's panel changed: a visitor's click on a summary
+      // may not have reached the state yet (its toggle event comes later)
+      for (const name of PANEL_NAMES) {
+        if (state.panels[name] !== previous.panels[name]) el[`${name}Panel`].open = state.panels[name];
+      }
+      drawWhatIfBanner(el.whatIf, state);
+      const waiting = !result || result.precomputed ? "Waiting for the live model…"
+        : result.ids.length === 0 ? "No tokens: type a sentence above." : null;
+      drawNext(result, state, answers, waiting);
+      if (state.flash.open !== previous.flash.open && el.flashPart.open !== state.flash.open) el.flashPart.open = state.flash.open;
+      if (waiting) views.math?.clear(waiting);
+      if (waiting) views.flash?.clear(waiting);
+      const live = Boolean(result && !result.precomputed); // what-ifs need the live model (not while loading)
+      views.math?.enable(live);
+      views.flash?.enable(live);
+      views.next?.enable(live);
+      if (!result?.attention) return; // nothing yet, or only its tokens
+      if (state.panels.heads && views.headsGrid) views.offScreen.heads.draw(() => views.headsGrid.draw(result, state));
+      if (state.panels.matrix && views.matrix) views.offScreen.matrix.draw(() => views.matrix.draw(result, state));
+      const T = result.ids.length;
+      if (T === 0) return;
+      markReused(el.tokens, state.panels.math && result.cache ? result.cache.reused : 0);
+      drawMath(result, state, answers);
+      drawFlash(result, state, previous, answers);
+      const token = state.preview ?? state.token;
+      const row = result.attention.subarray(headOffset(result, state.layer, state.head) + token * T).subarray(0, T);
+      drawWeights(el.tokens, row, token, state.preview !== null, keysSeen(result, state, token) === token + 1);
+    },
+
+    /** The views of the answers of `kinds` just arrived (the rest shows this view already). */
+    answers(kinds, result, state, answers) {
+      if (kinds.has("predict")) drawNext(result, state, answers, null);
+      if (kinds.has("explain")) drawMath(result, state, answers);
+      if (kinds.has("flash")) drawFlash(result, state, state, answers);
+    },
+
+    destroy() {
+      listening.abort();
+      for (const view of [views.headsGrid, views.matrix, views.math, views.flash, views.next]) view?.destroy?.();
+      for (const writer of Object.values(views.offScreen ?? {})) writer.destroy?.();
+    },
+  };
+}
