@@ -22,7 +22,7 @@
  * The standalone page's element (index.html: <attention-live standalone>) holds its parts already, in
  * the page's own document (built into the page, so they show before any script runs; no course theme
  * reaches a page of its own); page.js starts it with the page-level pieces. Methods and properties of
- * an element: those of window.attentionLive (figure.js's API).
+ * an element: those of window.attentionLive (figure/controllers/api.js).
  */
 import FIGURE_TREE from "./figure-template.js";
 import FIGURE_CSS from "./figure-styles.js";

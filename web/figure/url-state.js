@@ -46,7 +46,7 @@ export function readText(text, maxChars, normalise = (given) => given) {
  *  {view, changes}: view holds only the fields the link gave (text, layer, head, token 0-based, panels
  *  {name: true}), each made valid, and, for a token past any text's end (over block_size, 1e400
  *  included), tokenAsked, the token as the link wrote it; changes lists sentences saying what was
- *  changed and why. The token is checked against the text later, once it is tokenized (see figure.js). */
+ *  changed and why. The token is checked against the text later, once it is tokenized (see controllers/links.js). */
 export function readLink(hash, config, maxChars, normalise = (text) => text) {
   const view = {};
   const changes = [];
