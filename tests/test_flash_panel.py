@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from support.figure_page import TOLERANCE
+from support.figure_page import TOLERANCE, starts_with
 
 TEXTS = ("The Mole had been working very hard all the morning, spring-cleaning his little home.",
          "Mowgli sat down, laughing, and said: «I am no wolf»\nand the tiger roared.",
@@ -24,7 +24,7 @@ def fixed(x, digits=3):
 
 
 def flash(figure_page, **options):
-    return figure_page.page.evaluate("o => window.attentionLive.flash(o)", options)
+    return figure_page.api("flash", options)
 
 
 def test_flash_is_cpythons(browser_page, figure):
@@ -92,11 +92,11 @@ def test_the_panel_steps_through_every_tile(browser_page, figure):
     assert (answer["layer"], answer["head"], answer["token"]) == (2, 3, token)
     steps = answer["steps"]
     assert any(s["skipped"] for s in steps) and not steps[0]["skipped"]
-    figure_page.wait_until("t => document.querySelector('#flash-view .flash-title')?.textContent === t", f"Tile 1 of {len(steps)}: keys 1–4, «{labels[0]}» to «{labels[3]}».")
+    figure_page.wait_for_panel("flash", title=f"Tile 1 of {len(steps)}: keys 1–4, «{labels[0]}» to «{labels[3]}».")
     for number, step in enumerate(steps):
         first, last = step["keys"]
         title = f"Tile {number + 1} of {len(steps)}: keys {first + 1}–{last + 1}, «{labels[first]}» to «{labels[last]}»."
-        figure_page.wait_until("t => document.querySelector('#flash-view .flash-title').textContent === t", title)
+        figure_page.wait_for_panel("flash", title=title)
         shown = shown_step(page)
         assert shown["lines"] == expected_lines(step, number, labels, token)
         assert shown["tile"] == list(range(first, last + 1))
@@ -118,19 +118,19 @@ def test_the_panel_steps_through_every_tile(browser_page, figure):
     assert f"in 4 × 4 tiles, holds 16 scores (64 B) instead of its T × T matrix, {T * T:,} scores ({kb:.1f} KB)" in memory
     page.locator("#flash-view .flash-step").focus()
     page.keyboard.press("Home")
-    figure_page.wait_until("() => document.querySelector('#flash-view .flash-title').textContent.startsWith('Tile 1 of')", None)
+    figure_page.wait_for_panel("flash", title=starts_with("Tile 1 of"))
     page.locator("#flash-view select").select_option("8")
-    figure_page.wait_until("n => document.querySelector('#flash-view .flash-title').textContent.startsWith(`Tile 1 of ${n}:`)", -(-T // 8))
+    figure_page.wait_for_panel("flash", title=starts_with(f"Tile 1 of {-(-T // 8)}:"))
     assert shown_step(page)["tile"] == list(range(8))
     note = page.locator("#flash-view .flash-note")
     assert note.is_hidden()
     page.locator("#what-if-scale").click()  # a what-if on: this part says it computes the model's own row
-    figure_page.wait_until("() => !document.querySelector('#flash-view .flash-note').hidden", None)
+    figure_page.wait_for_element("#flash-view .flash-note", hidden=False)
     assert note.text_content() == "What-ifs and knockouts do not apply here: this part computes the model's own row."
     page.locator("#what-if-scale").click()
-    figure_page.wait_until("() => document.querySelector('#flash-view .flash-note').hidden", None)
+    figure_page.wait_for_element("#flash-view .flash-note", hidden=True)
     page.locator("#flash-part > summary").click()  # closed: no tile marked
-    figure_page.wait_until("() => document.querySelectorAll('#tokens .chip.in-tile').length === 0", None)
+    figure_page.wait_for_element("#tokens .chip.in-tile", count=0)
     assert shown_step(page)["mark"] is None
     figure_page.open_panel("math", False)
     figure_page.open_panel("matrix", False)

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 import build
-from support.figure_page import CHROMIUM, CHROMIUM_ARGS, WAIT_MS
+from support.figure_page import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, FigureBase
 
 ENGINES = ("chromium", "firefox", "webkit")
 FIREFOX = "/usr/bin/firefox-esr"
@@ -52,8 +52,10 @@ def require(path, what):
         raise EngineMissing(f"{path} is missing: {what} (python3 build.py test installs it; ATTENTION_LIVE_ENGINES=chromium runs without it)")
 
 
-class EnginePage:
-    """What the cross-engine tests do with a page; subclasses implement the primitives."""
+class EnginePage(FigureBase):
+    """What the cross-engine tests do with a page; subclasses implement the primitives. The readable
+    waits (wait_for, wait_for_element, ...) and state(), set_text(), select() are FigurePage's
+    (FigureBase); the figure is the standalone page's unless ``element`` (a CSS selector) is set."""
 
     def wait_until(self, predicate, arg=None, timeout_s=WAIT_MS / 1000, tolerate=()):
         """Poll the JavaScript function ``predicate(arg)`` until it is truthy (every 50 ms; a readiness

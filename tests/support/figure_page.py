@@ -30,12 +30,228 @@ EXPORTED_IMAGE = """async format => {
     return { name: file.name, type: file.type, base64: btoa(text) };
 }"""  # a JavaScript function (format => the exported image's {name, type, base64}), for page.evaluate
 
+# A JS function: the figure's API, window.attentionLive (figure null) or its element ({selector: [CSS
+# selectors], nth}: FigureBase.element's selectors, each after the first in the shadow root of the
+# element the one before found; the nth match of the last).
+FIND_FIGURE = """(figure) => figure === null ? window.attentionLive
+    : figure.selector.reduce((host, selector, i) => (i === 0 ? document : host?.shadowRoot)?.querySelectorAll(selector)[i === figure.selector.length - 1 ? figure.nth : 0], null)"""
 
-class FigurePage:
-    """The page object: what a visitor sees and does, and the contract of data attributes."""
+# The one predicate behind every readable wait (FigureBase): ({figure, look, expected}) => whether what
+# ``look`` names, read from the figure ``figure`` (null: the standalone page's window.attentionLive;
+# {selector: [CSS selectors], nth}: an <attention-live> element, as FIND_FIGURE finds it), matches ``expected``.
+# look.what: "state" (its state()), "data-state" (the page's or the element's), "elements" ({count,
+# text, hidden, attributes} of look.selector's matches, the first's, in its document or shadow root),
+# "location" ({hash, params}: the address's fragment, and its parameters as an object), "global" (the
+# page's global look.name, dotted: "document.activeElement.id"; a recorder a test installed).
+# A list of looks, with a list of expected values: all of them at once.
+# A plain expected value must be equal (an array: as long, each item matching); an object matches
+# every field it names (partial), unless it is one of the matchers below ({"$endsWith": ...}).
+FIGURE_MATCHES = """({ figure, look, expected }) => {
+    const host = figure === null ? null : (FIND_FIGURE)(figure);
+    const root = figure === null ? document : host?.shadowRoot;
+    const read = (look) => {
+        switch (look.what) {
+            case "state": return figure === null ? window.attentionLive?.state() : host?.state?.();
+            case "data-state": return (figure === null ? document.documentElement : host)?.dataset.state;
+            case "elements": {
+                const all = root ? [...root.querySelectorAll(look.selector)] : [];
+                const first = all[0];
+                return { count: all.length, text: first?.textContent, hidden: first?.hidden,
+                         attributes: first ? Object.fromEntries([...first.attributes].map((a) => [a.name, a.value])) : {} };
+            }
+            case "location": // params: each name's first value, as URLSearchParams.get reads it
+                return { hash: location.hash, params: Object.fromEntries([...new URLSearchParams(location.hash.slice(1))].reverse()) };
+            case "global": return look.name.split(".").reduce((object, key) => object?.[key], window);
+        }
+        throw new Error(`nothing to look at: ${look.what}`);
+    };
+    let value;  // what the look being checked read, for $lengthOf
+    const matches = (actual, wanted) => {
+        if (Array.isArray(wanted)) return Array.isArray(actual) && actual.length === wanted.length && wanted.every((w, i) => matches(actual[i], w));
+        if (wanted === null || typeof wanted !== "object") return actual === wanted;
+        if ("$not" in wanted) return !matches(actual, wanted.$not);
+        if ("$all" in wanted) return wanted.$all.every((w) => matches(actual, w));
+        if ("$some" in wanted) return Array.isArray(actual) && actual.some((item) => matches(item, wanted.$some));
+        if ("$last" in wanted) return Array.isArray(actual) && actual.length > 0 && matches(actual.at(-1), wanted.$last);
+        if ("$startsWith" in wanted) return typeof actual === "string" && actual.startsWith(wanted.$startsWith);
+        if ("$endsWith" in wanted) return typeof actual === "string" && actual.endsWith(wanted.$endsWith);
+        if ("$includes" in wanted) return typeof actual === "string" && actual.includes(wanted.$includes);
+        if ("$regex" in wanted) return typeof actual === "string" && new RegExp(wanted.$regex).test(actual);
+        if ("$above" in wanted) return typeof actual === "number" && actual > wanted.$above;
+        if ("$length" in wanted) return actual != null && matches(actual.length, wanted.$length);
+        if ("$lengthOf" in wanted) return actual === value?.[wanted.$lengthOf]?.length;
+        return actual !== null && typeof actual === "object" && Object.entries(wanted).every(([key, w]) => matches(actual[key], w));
+    };
+    const holds = (look, wanted) => {
+        value = read(look);
+        return value !== undefined && value !== null && matches(value, wanted);
+    };
+    return Array.isArray(look) ? look.every((each, i) => holds(each, expected[i])) : holds(look, expected);
+}""".replace("FIND_FIGURE", FIND_FIGURE)
 
-    def __init__(self, page):
+
+def starts_with(text):
+    """Matches a string that starts with ``text`` (for FigureBase's waits, as every matcher here)."""
+    return {"$startsWith": text}
+
+
+def ends_with(text):
+    return {"$endsWith": text}
+
+
+def containing(text):
+    """Matches a string with ``text`` in it."""
+    return {"$includes": text}
+
+
+def matching(pattern):
+    """Matches a string in which the JavaScript regular expression ``pattern`` is found."""
+    return {"$regex": pattern}
+
+
+def other_than(value):
+    """Matches anything that does not match ``value``."""
+    return {"$not": value}
+
+
+def all_of(*matchers):
+    """Matches what matches every one of ``matchers``."""
+    return {"$all": list(matchers)}
+
+
+def some_item(value):
+    """Matches a list with an item that matches ``value``."""
+    return {"$some": value}
+
+
+def last_item(value):
+    """Matches a list whose last item matches ``value``."""
+    return {"$last": value}
+
+
+def length(n):
+    """Matches a list or string of ``n`` items (``n`` may be a matcher: length(above(0)))."""
+    return {"$length": n}
+
+
+def above(number):
+    return {"$above": number}
+
+
+def as_long_as(field):
+    """Matches a list or string as long as the state's (or the looked-at object's) field ``field``."""
+    return {"$length": {"$lengthOf": field}}
+
+
+NOT_EMPTY = length(above(0))  # a list or string with something in it
+
+
+class FigureBase:
+    """What FigurePage and the cross-engine EnginePage share: the figure's API (state(), set_text(),
+    select()) and readable waits, all checked by FIGURE_MATCHES (``figure.wait_for(head=2)``). A
+    class using it has ``evaluate(fn, arg)`` (the JS function ``fn`` called with ``arg``, awaited),
+    ``wait_until(predicate, arg)`` (poll the JS function ``predicate(arg)`` until truthy) and
+    ``element`` (None: the standalone page; else a CSS selector of the figure's element, with
+    ``nth`` which of its matches; or a tuple of selectors, each after the first in the shadow root
+    of the element the one before found: ("course-card", "attention-live"))."""
+
+    element, nth = None, 0
+
+    @property
+    def _figure(self):
+        if self.element is None:
+            return None
+        return {"selector": [self.element] if isinstance(self.element, str) else list(self.element), "nth": self.nth}
+
+    def api(self, method, *args):
+        """Call the figure's JavaScript API (window.attentionLive, or the element): ``method`` with
+        ``args``, awaited; returns its value."""
+        return self.evaluate(f"([figure, method, args]) => ({FIND_FIGURE})(figure)[method](...args)", [self._figure, method, list(args)])
+
+    def state(self):
+        return self.api("state")
+
+    def set_text(self, text):
+        return self.api("setText", text)
+
+    def select(self, **view):
+        return self.api("select", view)
+
+    def _wait(self, look, expected, fields=None):
+        """Wait until ``look`` matches ``expected`` and, at the same time, state() has ``fields``."""
+        if fields:
+            look, expected = [look, {"what": "state"}], [expected, fields]
+        self.wait_until(FIGURE_MATCHES, {"figure": self._figure, "look": look, "expected": expected})
+
+    def wait_for(self, **expected):
+        """Until the figure's state() has every field given equal (dicts partly: panels={"math": True};
+        or a matcher: text=ends_with(" and"), ids=NOT_EMPTY)."""
+        self._wait({"what": "state"}, expected)
+
+    def wait_for_state(self, state, **fields):
+        """Until the figure's data-state (the page's, or its element's) is ``state`` (or matches it:
+        other_than("loading")), and at the same time its state() has ``fields`` (as wait_for)."""
+        self._wait({"what": "data-state"}, state, fields)
+
+    def wait_for_element(self, selector, **expected):
+        """Until the figure's elements ``selector`` are as ``expected``: count (how many), and the first
+        one's text (textContent), hidden, attributes ({name: value}, partly)."""
+        self._wait({"what": "elements", "selector": selector}, expected)
+
+    def wait_for_elements(self, expected):
+        """Until, at once, the elements of each selector in ``expected`` ({selector: {count, text,
+        hidden, attributes}}) are as wait_for_element's."""
+        self._wait([{"what": "elements", "selector": selector} for selector in expected], list(expected.values()))
+
+    def wait_for_chips(self, count, weighted=False, **fields):
+        """Until ``count`` chips are shown (a matcher: NOT_EMPTY); ``weighted``: chips with their
+        attention weight (data-weight), not only their token; and at the same time, the figure's
+        state() has ``fields`` (as wait_for)."""
+        self._wait({"what": "elements", "selector": "#tokens .chip[data-weight]" if weighted else "#tokens .chip"}, {"count": count}, fields)
+
+    PANEL_NUMBERS = {"math": "#math-view .math-table tbody tr", "next": "#next-view .predictions li", "flash": "#flash-view .flash-title"}
+
+    def _panel(self, name, rows=NOT_EMPTY, title=other_than("")):
+        """The look and the expected value of wait_for_panel."""
+        look = {"what": "elements", "selector": self.PANEL_NUMBERS[name]}
+        return look, {"text": title} if name == "flash" else {"count": rows}
+
+    def wait_for_panel(self, name, rows=NOT_EMPTY, title=other_than("")):
+        """Until the panel ``name`` shows its numbers: math, ``rows`` rows of its table (by default
+        some); next, ``rows`` predictions; flash, the tile's ``title`` (by default any but "")."""
+        self._wait(*self._panel(name, rows, title))
+
+    def wait_for_panels(self, *names):
+        """Until the panels ``names`` all show their numbers at once (as wait_for_panel's defaults)."""
+        looks = [self._panel(name) for name in names]
+        self._wait([look for look, _ in looks], [expected for _, expected in looks])
+
+    def wait_for_status(self, text):
+        """Until the status line (#status) reads ``text`` (or matches it: starts_with("Saved"))."""
+        self.wait_for_element("#status", text=text)
+
+    def wait_for_global(self, name, expected):
+        """Until the page's global ``name`` (dotted: "document.activeElement.id"; a recorder a test
+        installed, as window.seen) matches ``expected``."""
+        self._wait({"what": "global", "name": name}, expected)
+
+    def wait_for_link(self, hash=None, **params):
+        """Until the address's fragment matches ``hash`` (containing("token=2")), and its parameters
+        equal ``params`` (text="Hi": #text=Hi)."""
+        expected = {"params": params}
+        if hash is not None:
+            expected["hash"] = hash
+        self._wait({"what": "location"}, expected)
+
+
+class FigurePage(FigureBase):
+    """The page object: what a visitor sees and does, and the contract of data attributes. ``page``
+    is a Playwright page or frame; ``element`` a CSS selector of the figure where it is an
+    <attention-live> element (``nth``: which of its matches), None for the standalone page."""
+
+    def __init__(self, page, element=None, nth=0):
         self.page = page
+        self.element, self.nth = element, nth
 
     def open(self, url):
         self.page.goto(url)
@@ -46,50 +262,77 @@ class FigurePage:
         self.page.wait_for_selector("html:not([data-state='loading'])", state="attached", timeout=timeout)
         return self.page.evaluate("document.documentElement.dataset.state")
 
-    def wait_until(self, predicate, arg):
+    def wait_until(self, predicate, arg=None):
         """Wait until the JS function ``predicate`` holds for ``arg``, checking it every 16 ms (the
         page's CSP forbids the string evaluation behind Playwright's wait_for_function; a timer, not
-        requestAnimationFrame, which never fires in a frame the browser does not draw)."""
+        requestAnimationFrame, which never fires in a frame the browser does not draw). The readable
+        waits (FigureBase: wait_for, wait_for_element, ...) are built on it."""
         self.page.evaluate(f"""arg => new Promise((resolve, reject) => {{
             const predicate = {predicate};
-            const deadline = performance.now() + 60000;
+            const deadline = performance.now() + {WAIT_MS};
             const check = () => predicate(arg) ? resolve()
-                : performance.now() > deadline ? reject(new Error({json.dumps("timed out waiting for " + predicate)}))
+                : performance.now() > deadline ? reject(new Error(`timed out waiting for ${{JSON.stringify(arg)}}: ${{{json.dumps(predicate)}}}`))
                 : setTimeout(check, 16);
             check();
         }})""", arg)
 
     def status(self):
-        return self.page.locator("#status").text_content()
+        return self.locator("#status").text_content()
 
-    def state(self):
-        return self.page.evaluate("window.attentionLive.state()")
+    def listen(self):
+        """Record in window.spoken every text the live region (#announcer) takes from now on."""
+        self.page.evaluate("""() => {
+            window.spoken = [];
+            if (window.listening) return;
+            window.listening = new MutationObserver(() => spoken.push(document.getElementById('announcer').textContent));
+            window.listening.observe(document.getElementById('announcer'), { childList: true, characterData: true, subtree: true });
+        }""")
+
+    def spoken(self):
+        """What the live region said since listen() (or since forget_spoken())."""
+        return self.page.evaluate("window.spoken")
+
+    def forget_spoken(self):
+        self.page.evaluate("spoken.length = 0")
+
+    def wait_for_spoken(self, count=above(0), last=None, **fields):
+        """Until the live region has said ``count`` texts since listen() (a matcher: above(1)), the last
+        one ``last`` where given; and at the same time state() has ``fields`` (as wait_for)."""
+        self._wait({"what": "global", "name": "spoken"}, length(count) if last is None else all_of(length(count), last_item(last)), fields)
+
+    def evaluate(self, fn, arg=None):
+        return self.page.evaluate(fn, arg)
+
+    def locator(self, selector):
+        """A Playwright locator of ``selector`` in the figure (in its element where it is one)."""
+        if self.element is None:
+            return self.page.locator(selector)
+        element = self.element if isinstance(self.element, str) else " ".join(self.element)  # Playwright's CSS pierces shadow roots
+        return self.page.locator(element).nth(self.nth).locator(selector)
+
+    def ready(self):
+        """Wait for the figure's ``ready`` promise."""
+        self.evaluate(f"figure => ({FIND_FIGURE})(figure).ready.then(() => null)", self._figure)
 
     def type(self, text):
-        box = self.page.locator("#text")
+        box = self.locator("#text")
         box.fill("")
         box.press_sequentially(text)
-        self.wait_until("t => window.attentionLive.state().text === t", text)
-
-    def set_text(self, text):
-        self.page.evaluate("t => window.attentionLive.setText(t)", text)
-
-    def select(self, **view):
-        self.page.evaluate("v => window.attentionLive.select(v)", view)
+        self.wait_for(text=text)
 
     def click_token(self, index):
-        self.page.locator(f".chip[data-index='{index}']").click()
-        self.wait_until("i => window.attentionLive.state().token === i", index)
+        self.locator(f".chip[data-index='{index}']").click()
+        self.wait_for(token=index)
 
     def click_choice(self, group, number):
-        self.page.locator(f"#{group} label[data-value='{number}']").click()
-        self.wait_until(f"n => window.attentionLive.state().{group[:-1]} === n", number)
+        self.locator(f"#{group} label[data-value='{number}']").click()
+        self.wait_for(**{group[:-1]: number})
 
     def open_panel(self, name, is_open=True):
         """Open (or close) the disclosure ``name`` ("heads" or "matrix") as a visitor does, by its summary."""
         if self.state()["panels"][name] != is_open:
-            self.page.locator(f"#{name}-panel > summary").click()
-        self.wait_until(f"o => window.attentionLive.state().panels.{name} === o", is_open)
+            self.locator(f"#{name}-panel > summary").click()
+        self.wait_for(panels={name: is_open})
 
     def matrix_pixels(self):
         """The matrix canvas as drawn: (T, rows of T [r, g, b] cells), read back from its pixels."""
@@ -108,7 +351,7 @@ class FigurePage:
         self.page.mouse.move(box["x"] + (j + 0.5) * box["width"] / T, box["y"] + (i + 0.5) * box["height"] / T)
 
     def chips(self):
-        return self.page.eval_on_selector_all(".chip", """chips => chips.map(c => ({
+        return self.locator(".chip").evaluate_all("""chips => chips.map(c => ({
             index: Number(c.dataset.index), weight: c.dataset.weight, masked: c.dataset.masked === "true",
             label: c.querySelector(".label").textContent, percent: c.querySelector(".percent").textContent,
             width: c.getBoundingClientRect().width}))""")
