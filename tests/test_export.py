@@ -62,8 +62,7 @@ def test_the_svg_holds_every_token_its_weight_and_a_caption(page, figure):
 def test_open_panels_are_exported_with_their_numbers(page, figure):
     for name in ["heads", "matrix", "math", "next"]:
         page.open_panel(name)
-    page.wait_until("() => document.querySelector('#math-view .math-table tbody tr') !== null"
-                    " && document.querySelector('#next-view .predictions li') !== null", None)
+    page.wait_for_panels("math", "next")
     state = page.state()
     figure.analyse(TEXT)
     explained = figure.explain(1, 2, 6)
@@ -126,7 +125,7 @@ def test_a_phone_exports_everything_inside_the_image(browser_page, origin):
         figure_page.set_text("Alice was beginning to get very tired of sitting by her sister on the bank, " * 6)
         for name in ["heads", "matrix", "math", "next"]:
             figure_page.open_panel(name)
-        figure_page.wait_until("() => document.querySelector('#next-view .predictions li') !== null", None)
+        figure_page.wait_for_panel("next")
         root, _ = texts(exported(figure_page, "svg")[2])
         width = float(root.get("width"))
         for node in root.iter():

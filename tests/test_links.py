@@ -6,7 +6,7 @@ from urllib.parse import parse_qs, quote, urlencode
 
 import pytest
 
-from support.figure_page import FigurePage, Watch, browser_context, check_view
+from support.figure_page import FigurePage, Watch, browser_context, check_view, containing, starts_with
 
 TEXT = "Alice said nothing, and the Queen said nothing either"
 
@@ -69,12 +69,12 @@ def test_the_address_follows_the_view_without_new_history_entries(opened, figure
     entries = page.page.evaluate("history.length")
     page.type("The Hatter")
     page.select(layer=2, head=1, token=1)
-    page.wait_until("() => location.hash.includes('layer=2&head=1&token=2')", None)  # written at most every 200 ms
+    page.wait_for_link(hash=containing("layer=2&head=1&token=2"))  # written at most every 200 ms
     fragment = page.page.evaluate("location.hash")
     assert parse_qs(fragment[1:]) == {"text": ["The Hatter"], "layer": ["2"], "head": ["1"], "token": ["2"]}
     assert page.page.evaluate("history.length") == entries
     page.page.locator("#copy-link").click()
-    page.wait_until("() => document.getElementById('status').textContent.startsWith('Link copied')", None)
+    page.wait_for_status(starts_with("Link copied"))
     assert page.page.evaluate("navigator.clipboard.readText()") == page.page.evaluate("location.href")
 
 
@@ -99,7 +99,7 @@ def test_each_part_of_the_view_is_written_on_its_own(opened, figure):
         expected[name] = value
         if name == "text":
             expected["token"] = str(len(figure.analyse(value)["ids"]))  # a new text selects its last token
-        page.wait_until("e => Object.entries(e).every(([k, v]) => new URLSearchParams(location.hash.slice(1)).get(k) === v)", expected)
+        page.wait_for_link(**expected)
         assert fragment() == expected, name
     check_view(page, figure)
 
@@ -120,7 +120,7 @@ def test_a_bad_link_falls_back_and_says_what_it_changed(opened, figure, fragment
     open_link, _ = opened
     page = open_link(fragment)
     if changed:
-        page.wait_until("() => !document.getElementById('notice').hidden", None)
+        page.wait_for_element("#notice", hidden=False)
     for words in changed:
         assert words in notice(page), notice(page)
     state = page.state()
@@ -154,7 +154,7 @@ def test_a_text_given_before_the_figure_is_ready_replaces_the_link(context, orig
         page.route("**/*.wasm", lambda route: route.continue_())
         figure_page = FigurePage(page)
         assert figure_page.settled() == "ready"
-        figure_page.wait_until("t => window.attentionLive.state().text === t", "Hi" if give == "type" else "Hi there")
+        figure_page.wait_for(text="Hi" if give == "type" else "Hi there")
         assert page.locator("#notice").is_hidden(), notice(figure_page)
         check_view(figure_page, figure)
         page.close()

@@ -204,19 +204,19 @@ class FigureBase:
         self._wait([{"what": "elements", "selector": selector} for selector in expected], list(expected.values()))
 
     def wait_for_chips(self, count, weighted=False, **fields):
-        """Until ``count`` chips are shown (a matcher: NOT_EMPTY); ``weighted``: chips with their
+        """Until ``count`` chips are shown (a matcher: above(0)); ``weighted``: chips with their
         attention weight (data-weight), not only their token; and at the same time, the figure's
         state() has ``fields`` (as wait_for)."""
         self._wait({"what": "elements", "selector": "#tokens .chip[data-weight]" if weighted else "#tokens .chip"}, {"count": count}, fields)
 
     PANEL_NUMBERS = {"math": "#math-view .math-table tbody tr", "next": "#next-view .predictions li", "flash": "#flash-view .flash-title"}
 
-    def _panel(self, name, rows=NOT_EMPTY, title=other_than("")):
+    def _panel(self, name, rows=above(0), title=other_than("")):
         """The look and the expected value of wait_for_panel."""
         look = {"what": "elements", "selector": self.PANEL_NUMBERS[name]}
         return look, {"text": title} if name == "flash" else {"count": rows}
 
-    def wait_for_panel(self, name, rows=NOT_EMPTY, title=other_than("")):
+    def wait_for_panel(self, name, rows=above(0), title=other_than("")):
         """Until the panel ``name`` shows its numbers: math, ``rows`` rows of its table (by default
         some); next, ``rows`` predictions; flash, the tile's ``title`` (by default any but "")."""
         self._wait(*self._panel(name, rows, title))
