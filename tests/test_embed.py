@@ -9,7 +9,7 @@ import json
 
 import numpy as np
 
-from support.figure_page import TOLERANCE, WAIT_MS, FigurePage, Watch, parent_page
+from support.figure_page import TOLERANCE, WAIT_MS, FigurePage, Watch, above, other_than, parent_page, some_item
 
 TEXT = "Alice looked at the Queen and said nothing."
 
@@ -64,17 +64,22 @@ def host(playwright, origin, query, early=None):
         assert any(url.startswith(origin + "/") for url in watch.requests), watch.requests
 
 
+def wait_for_message(page, kind, **data):
+    """Wait until the host has received a message of type ``kind`` with ``data``'s fields (partly equal)."""
+    FigurePage(page).wait_for_global("received", some_item({"data": {"type": kind, **data}}))
+
+
 def test_a_host_drives_the_figure_with_messages(playwright, origin, figure):
     with host(playwright, origin, "embed-origin=HOST_ORIGIN") as (page, frame, _):
         ready = page.evaluate("ofType('attention-live:ready')")
         assert ready[0]["origin"] == origin and ready[0]["data"] == {"type": "attention-live:ready"}
         assert page.evaluate("m => ask(m)", {"type": "attention-live:setText", "text": TEXT}) == \
             {"type": "attention-live:reply", "id": "q1", "ok": True}
-        assert frame.evaluate("window.attentionLive.state().text") == TEXT
+        assert FigurePage(frame).state()["text"] == TEXT
         assert page.evaluate("m => ask(m)", {"type": "attention-live:select", "layer": 2, "head": 3, "token": 5})["ok"]
         # the view's change is announced on its own, at most STATE_MS after the last state message: wait for
         # it, so that the one message counted below is getState's answer and not that change arriving late
-        page.wait_for_function("() => ofType('attention-live:state').some(m => m.data.state.token === 5)", timeout=WAIT_MS)
+        wait_for_message(page, "attention-live:state", state={"token": 5})
         page.evaluate("() => { received.length = 0; }")
         assert page.evaluate("m => ask(m)", {"type": "attention-live:getState"})["ok"]
         [message] = page.evaluate("ofType('attention-live:state')")
@@ -89,7 +94,7 @@ def test_a_host_drives_the_figure_with_messages(playwright, origin, figure):
         # every change of the view sends the state too (clicking a chip in the frame)
         page.evaluate("() => { received.length = 0; }")
         frame.locator(".chip[data-index='2']").click()
-        page.wait_for_function("() => ofType('attention-live:state').some(m => m.data.state.token === 2)")
+        wait_for_message(page, "attention-live:state", state={"token": 2})
 
         # bad shapes get ok: false with the reason; unknown types and non-objects are ignored
         bad = page.evaluate("""async () => [
@@ -106,12 +111,12 @@ def test_a_host_drives_the_figure_with_messages(playwright, origin, figure):
         }""")
         page.evaluate("m => ask(m)", {"type": "attention-live:getState"})  # answered after every message before it
         assert not page.evaluate("received.filter(m => m.data?.type === 'attention-live:reply' && ['x', 'y', 'z'].includes(m.data.id))")
-        assert frame.evaluate("window.attentionLive.state().text") == TEXT
+        assert FigurePage(frame).state()["text"] == TEXT
 
         # a text from a message is data: markup in it is shown as text, never parsed
         markup = '<img src="x" onerror="parent.postMessage(\'pwned\', \'*\')">said'
         assert page.evaluate("m => ask(m)", {"type": "attention-live:setText", "text": markup})["ok"]
-        assert "".join(frame.evaluate("window.attentionLive.state().tokens")).replace("\u2423", " ") == markup
+        assert "".join(FigurePage(frame).state()["tokens"]).replace("\u2423", " ") == markup
         assert frame.locator("#tokens img").count() == 0
         assert not page.evaluate("received.some(m => m.data === 'pwned')")
 
@@ -133,8 +138,7 @@ def test_resize_reports_the_content_height(playwright, origin):
         frame.locator("#heads-panel > summary").click()
         # the grid is drawn once seen or after a pause (lib/when-paused.js): measured once it is, with
         # its frame drawn, not while its placeholder's height still holds (a race seen once in CI)
-        FigurePage(frame).wait_until("""() => { const grid = document.getElementById('heads-grid');
-            return grid.getAttribute('aria-busy') !== 'true' && grid.querySelectorAll('canvas').length > 0; }""", None)
+        FigurePage(frame).wait_for_elements({"#heads-grid": {"attributes": {"aria-busy": other_than("true")}}, "#heads-grid canvas": {"count": above(0)}})
         frame.evaluate("() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))")
         assert fits() > ready + 100  # the heads grid made the figure taller
 
@@ -157,6 +161,6 @@ def test_a_text_sent_before_ready_wins_over_the_address(playwright, origin, figu
     early = {"type": "attention-live:setText", "text": TEXT, "id": "early"}
     with host(playwright, origin, "embed-origin=HOST_ORIGIN#text=Link%20words&token=2", early) as (page, frame, _):
         assert page.evaluate("received.find(m => m.data.id === 'early')?.data") == {"type": "attention-live:reply", "id": "early", "ok": True}
-        state = frame.evaluate("window.attentionLive.state()")
+        state = FigurePage(frame).state()
         assert state["text"] == TEXT == frame.locator("#text").input_value()
         assert state["tokens"] == figure.analyse(TEXT)["labels"] and frame.locator("#notice").is_hidden()

@@ -8,7 +8,7 @@ TOLERANCE against CPython."""
 import numpy as np
 import pytest
 
-from support.figure_page import TOLERANCE, check_view
+from support.figure_page import TOLERANCE, check_view, containing, length, other_than, some_item, starts_with
 
 TEXT = 'Then the Queen turned to Alice and said, "Off with her head!"'
 LAYER, HEAD, TOKEN = 2, 3, 7  # «said», as the page opens
@@ -58,7 +58,7 @@ def test_the_table_shows_the_numbers_of_explain(page, figure):
     T = len(result["ids"])
     page.open_panel("math")
     wait_for_table(page, T, shown(want["scaled"][TOKEN]))
-    got = page.page.evaluate("o => window.attentionLive.explain(o)", {"layer": LAYER, "head": HEAD, "token": TOKEN})
+    got = page.api("explain", {"layer": LAYER, "head": HEAD, "token": TOKEN})
     for name in ("q", "output", "scores", "weights"):
         worst = float(np.max(np.abs(np.asarray(got[name]) - want[name])))
         print(f"explain {name}: largest difference from CPython {worst:.3g}")
@@ -89,7 +89,7 @@ def test_a_what_if_changes_every_view_and_turning_it_off_restores_the_model(page
     want_head = figure.analyse(TEXT, what_if=(LAYER, HEAD, flags["scale"], flags["mask"]))["attention"][LAYER - 1, HEAD - 1]
     want = figure.explain(LAYER, HEAD, TOKEN, **{what_if: False})["weights"]
     page.page.locator(f"#what-if-{what_if}").click()
-    page.wait_until(f"() => window.attentionLive.state().whatIf.{what_if} === false && window.attentionLive.state().weights[7] !== {live['weights'][TOKEN]}", None)
+    page.wait_for(whatIf={what_if: False}, weights={TOKEN: other_than(live["weights"][TOKEN])})  # the what-if row shown
     state = page.state()
     assert np.abs(np.asarray(state["weights"]) - want).max() <= TOLERANCE
     assert state["matrix"][TOKEN] == state["weights"], "the matrix shows the what-if row"
@@ -112,7 +112,7 @@ def test_a_what_if_changes_every_view_and_turning_it_off_restores_the_model(page
         print(f"largest weight {max(state['weights']):.3f} without the scale, {max(live['weights']):.3f} with it")
         assert max(state["weights"]) > max(live["weights"]), "the row sharpens"
     page.page.locator(f"#what-if-{what_if}").click()
-    page.wait_until(f"() => window.attentionLive.state().whatIf.{what_if} === true", None)
+    page.wait_for(whatIf={what_if: True})
     page.select()  # resolves once the text's new analysis (without the what-if) is on screen
     restored = page.state()
     assert restored["weights"] == live["weights"] and restored["matrix"] == live["matrix"], "the model's numbers, exactly"
@@ -125,12 +125,12 @@ def test_knocking_out_a_head_changes_the_prediction_and_nothing_else_after(page,
     page.open_panel("next")
     figure.analyse(TEXT)
     intact = figure.predict(TOKEN)
-    page.wait_until("p => document.querySelector('.predictions li .p')?.textContent === p", percent(intact["candidates"][0]["p"]))
+    page.wait_for_element(".predictions li .p", text=percent(intact["candidates"][0]["p"]))
     before = page.state()
     page.page.locator(".knockouts button[data-layer='1'][data-head='2']").click()
     want = figure.predict(TOKEN, knockout=[(1, 2)])
     first = want["candidates"][0]
-    page.wait_until("p => document.querySelector('.predictions li .p')?.textContent.startsWith(p)", percent(first["p"]))
+    page.wait_for_element(".predictions li .p", text=starts_with(percent(first["p"])))
     items = page.page.eval_on_selector_all(".predictions li", "items => items.map(i => [i.querySelector('.candidate').textContent, i.querySelector('.p').textContent])")
     for (label, text), candidate in zip(items, want["candidates"]):
         assert label == f"«{candidate['label']}»"
@@ -142,12 +142,12 @@ def test_knocking_out_a_head_changes_the_prediction_and_nothing_else_after(page,
     assert state["knockout"] == [{"layer": 1, "head": 2}]
     knocked = figure.analyse(TEXT, knockout=[(1, 2)])["attention"][LAYER - 1, HEAD - 1, TOKEN]
     assert np.abs(np.asarray(state["weights"]) - knocked).max() <= TOLERANCE, "layer 2 is recomputed under the knockout"
-    api = page.page.evaluate("o => window.attentionLive.predict(o)", {"token": TOKEN, "knockout": [{"layer": 1, "head": 2}]})
+    api = page.api("predict", {"token": TOKEN, "knockout": [{"layer": 1, "head": 2}]})
     assert [c["id"] for c in api["candidates"]] == [c["id"] for c in want["candidates"]]
     assert abs(api["candidates"][0]["p"] - first["p"]) <= TOLERANCE
     page.page.locator(".knockouts button[data-layer='1'][data-head='2']").click()
-    page.wait_until("() => window.attentionLive.state().knockout.length === 0", None)
-    page.wait_until("p => document.querySelector('.predictions li .p')?.textContent === p", percent(intact["candidates"][0]["p"]))
+    page.wait_for(knockout=[])
+    page.wait_for_element(".predictions li .p", text=percent(intact["candidates"][0]["p"]))
     after = page.state()
     assert after["weights"] == before["weights"] and after["matrix"] == before["matrix"], "the live view, unchanged"
     check_view(page, figure)
@@ -158,13 +158,13 @@ def test_the_kv_cache_line_counts_what_an_edit_reused(page, figure):
     page.page.locator("#text").focus()
     page.page.keyboard.press("End")
     page.page.keyboard.type(" T")
-    page.wait_until("t => window.attentionLive.state().text === t", TEXT + " T")
+    page.wait_for(text=TEXT + " T")
     state = page.state()
     T = len(state["ids"])
     figure.analyse(TEXT + " ")
     cache = figure.analyse(TEXT + " T")["cache"]  # the same two edits in CPython
     assert state["reused"] == cache["reused"] >= T - 2
-    page.wait_until("r => document.querySelector('.cache-line').textContent.includes(r)", f"; {cache['reused']} reused.")
+    page.wait_for_element(".cache-line", text=containing(f"; {cache['reused']} reused."))
     line = page.page.locator(".cache-line").text_content()
     first, last = cache["computed"]
     assert (f"computed row {first};" if first == last else f"computed rows {first}–{last};") in line
@@ -176,17 +176,17 @@ def test_empty_text_and_bad_requests_leave_the_panels_readable(page, figure):
     page.open_panel("math")
     page.open_panel("next")
     page.set_text("")
-    page.wait_until("() => document.querySelector('#math-view .panel-message').textContent === 'No tokens: type a sentence above.'", None)
+    page.wait_for_element("#math-view .panel-message", text="No tokens: type a sentence above.")
     assert page.page.locator(".next-heading").text_content() == "No tokens: type a sentence above."
     assert not page.page.locator("#math-view .math-table").is_visible()
     for call in ("explain({})", "explain({token: 0})", "predict()"):
         error = page.page.evaluate(f"() => window.attentionLive.{call}.then(() => 'resolved', e => e.name + ': ' + e.message)")
         assert error == "RangeError: the text has no tokens", f"{call} on an empty text: {error}"
     page.page.locator("#what-if-mask").click()  # a what-if stays reachable, and can be turned off, with no tokens
-    page.wait_until("() => !window.attentionLive.state().whatIf.mask", None)
+    page.wait_for(whatIf={"mask": False})
     assert page.page.locator("#what-if").is_visible()
     page.page.locator("#what-if-mask").click()
-    page.wait_until("() => window.attentionLive.state().whatIf.mask", None)
+    page.wait_for(whatIf={"mask": True})
     assert not page.page.locator("#what-if").is_visible()
     page.set_text(TEXT)
     for bad, message in (({"layer": 3}, "layer must be an integer from 1 to 2"), ({"token": float("nan")}, "got NaN")):
@@ -197,7 +197,7 @@ def test_empty_text_and_bad_requests_leave_the_panels_readable(page, figure):
     want = figure.explain(LAYER, HEAD, TOKEN)
     wait_for_table(page, len(figure.analyse(TEXT)["ids"]), shown(want["scaled"][TOKEN]))
     heading = "After «" + figure.analyse(TEXT)["labels"][TOKEN]  # the next token's answer arrives on its own
-    page.wait_until("h => document.querySelector('.next-heading').textContent.startsWith(h) && document.querySelectorAll('.predictions li').length === 5", heading)
+    page.wait_for_elements({".next-heading": {"text": starts_with(heading)}, ".predictions li": {"count": 5}})
     error = page.page.evaluate("() => window.attentionLive.predict({token: 999}).then(() => 'resolved', e => e.name)")
     assert error == "RangeError"
     assert page.page.locator(".next-heading").text_content().startswith(heading)
@@ -220,8 +220,7 @@ def test_rows_the_box_does_not_show_are_written_once_the_reader_pauses(page, fig
     page.set_text(before)
     page.select(layer=LAYER, head=HEAD, token=T - 1)  # the query on the last token follows the typing
     page.open_panel("math")
-    page.wait_until("n => document.querySelectorAll('.math-table tbody tr').length === n && "
-                    "document.querySelector('.math-table').getAttribute('aria-busy') === 'false'", T)
+    page.wait_for_elements({".math-table tbody tr": {"count": T}, ".math-table": {"attributes": {"aria-busy": "false"}}})
     page.page.evaluate("""() => {
         window.busyChanges = [];
         const table = document.querySelector('.math-table');
@@ -232,7 +231,7 @@ def test_rows_the_box_does_not_show_are_written_once_the_reader_pauses(page, fig
     page.page.locator("#text").focus()
     page.page.keyboard.press("End")
     page.page.keyboard.type("s")
-    page.wait_until("() => window.busyChanges.some((change) => change.busy === 'false')", None)
+    page.wait_for_global("busyChanges", some_item({"busy": "false"}))
     changes = page.page.evaluate("window.busyChanges")
     old, new = last_query_scores(figure, before), last_query_scores(figure, after)
     assert [c["busy"] for c in changes] == ["true", "false"], changes
@@ -253,8 +252,7 @@ def test_printing_writes_the_rows_that_wait_first(page, figure):
     page.set_text(before)
     page.select(layer=LAYER, head=HEAD, token=T - 1)
     page.open_panel("math")
-    page.wait_until("n => document.querySelectorAll('.math-table tbody tr').length === n && "
-                    "document.querySelector('.math-table').getAttribute('aria-busy') === 'false'", T)
+    page.wait_for_elements({".math-table tbody tr": {"count": T}, ".math-table": {"attributes": {"aria-busy": "false"}}})
     old, new = last_query_scores(figure, before), last_query_scores(figure, after)
     page.page.evaluate("""(firstNew) => {
         const table = document.querySelector('.math-table');
@@ -291,7 +289,7 @@ def test_the_panel_far_out_of_view_is_drawn_once_the_reader_pauses_or_scrolls_to
     for name in ("heads", "matrix", "math"):
         page.open_panel(name)
     page.select(layer=LAYER, head=HEAD, token=len(figure.analyse(first)["ids"]) - 1)  # the query follows the edits
-    page.wait_until("() => document.getElementById('math-view').getAttribute('aria-busy') !== 'true'", None)
+    page.wait_for_element("#math-view", attributes={"aria-busy": other_than("true")})
     page.page.evaluate("""() => {
         const view = document.getElementById('math-view');
         window.mathView = { changes: [], near: true };
@@ -300,23 +298,23 @@ def test_the_panel_far_out_of_view_is_drawn_once_the_reader_pauses_or_scrolls_to
         new IntersectionObserver(([entry]) => { mathView.near = entry.isIntersecting; }, { rootMargin: '50%' }).observe(view);
         window.scrollTo(0, 0);
     }""")
-    page.wait_until("() => !window.mathView.near", None)
+    page.wait_for_global("mathView.near", False)
     query = lambda text: f"Query «{figure.analyse(text)['labels'][-1]}» (token {len(figure.analyse(text)['ids'])})"
     try:
         page.set_text(second)
-        page.wait_until("() => window.mathView.changes.length === 2", None)
+        page.wait_for_global("mathView.changes", length(2))
         changes = page.page.evaluate("window.mathView.changes")
         assert [c["busy"] for c in changes] == ["true", "false"], changes
         assert changes[0]["caption"].startswith(query(first)), "out of view, the edit left the panel as it was"
         assert changes[1]["caption"].startswith(query(second)), "once the reader paused, it shows the new text"
-        page.wait_until("() => document.querySelector('.math-table').getAttribute('aria-busy') === 'false'", None)
+        page.wait_for_element(".math-table", attributes={"aria-busy": "false"})
         assert [row[1] for row in table_rows(page)] == last_query_scores(figure, second)
         page.set_text(third)
         page.page.evaluate("() => document.getElementById('math-view').scrollIntoView()")
-        page.wait_until("() => window.mathView.changes.length === 4", None)
+        page.wait_for_global("mathView.changes", length(4))
         changes = page.page.evaluate("window.mathView.changes")
         assert [c["busy"] for c in changes[2:]] == ["true", "false"] and changes[3]["caption"].startswith(query(third)), changes
-        page.wait_until("() => document.querySelector('.math-table').getAttribute('aria-busy') === 'false'", None)
+        page.wait_for_element(".math-table", attributes={"aria-busy": "false"})
         assert [row[1] for row in table_rows(page)] == last_query_scores(figure, third)
     finally:
         for name in ("heads", "matrix"):
@@ -326,7 +324,7 @@ def test_the_panel_far_out_of_view_is_drawn_once_the_reader_pauses_or_scrolls_to
 def test_with_a_what_if_on_set_text_and_select_resolve_on_the_what_if_numbers(page, figure):
     page.open_panel("math")
     page.page.locator("#what-if-scale").click()
-    page.wait_until("() => !window.attentionLive.state().whatIf.scale", None)
+    page.wait_for(whatIf={"scale": False})
     other = "One two three four five six seven eight nine ten"
     page.set_text(other)  # resolves once the page shows it
     state = page.state()
@@ -341,7 +339,7 @@ def test_with_a_what_if_on_set_text_and_select_resolve_on_the_what_if_numbers(pa
     assert np.abs(np.asarray(state["matrix"]) - want).max() <= TOLERANCE
     assert page.page.locator(".chip.query").get_attribute("data-index") == "2"
     page.page.locator("#what-if-scale").click()
-    page.wait_until("() => window.attentionLive.state().whatIf.scale", None)
+    page.wait_for(whatIf={"scale": True})
     page.set_text(TEXT)
     page.select(layer=LAYER, head=HEAD, token=TOKEN)
     check_view(page, figure)
@@ -352,9 +350,9 @@ def test_a_knockout_keeps_the_text_the_figure_was_given(page):
     page.set_text("a\tb")
     before = page.state()
     page.page.locator(".knockouts button[data-layer='1'][data-head='1']").click()
-    page.wait_until("() => window.attentionLive.state().knockout.length === 1", None)
-    page.wait_until("() => document.querySelector('#what-if').textContent.includes('knocked out')", None)
+    page.wait_for(knockout=length(1))
+    page.wait_for_element("#what-if", text=containing("knocked out"))
     after = page.state()
     assert (after["text"], after["ids"], after["token"]) == (before["text"], before["ids"], before["token"])
     page.page.locator(".knockouts button[data-layer='1'][data-head='1']").click()
-    page.wait_until("() => window.attentionLive.state().knockout.length === 0", None)
+    page.wait_for(knockout=[])
