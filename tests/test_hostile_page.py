@@ -23,7 +23,7 @@ import build
 from conftest import PATHOLOGICAL_TEXTS
 from support.source_tree import copy_sources, run_build
 from support.figure_page import (MEMORY_ARGS, WAIT_MS, FigurePage, Watch, browser_context, check_view, drop_compressed_copies, memory_growth_mb,
-                         parent_page, serving, worker_targets)
+                                 parent_page, serving, starts_with, worker_targets)
 
 ERROR_WITHIN_MS = 3_000  # a failure found before Python starts is reported within this time
 LONGEST_TASK_MS = 200  # the cases file's bound on one main-thread task
@@ -74,7 +74,7 @@ def test_line_ends_and_tabs(browser_page, figure):
     box.focus()
     figure_page.page.keyboard.insert_text("a\r\nb\rc")  # as pasted
     figure_page.page.keyboard.press("Enter")
-    figure_page.wait_until("t => window.attentionLive.state().text === t", "a\nb\nc\n")
+    figure_page.wait_for(text="a\nb\nc\n")
     check_view(figure_page, figure)
 
 
@@ -95,11 +95,11 @@ def test_lone_utf_16_surrogate_from_the_browser(browser_page, figure):
         box.value = 'x\\uDC4Dy';
         box.dispatchEvent(new Event('input'));
     }""")
-    figure_page.wait_until("t => window.attentionLive.state().text === t", "x\ufffdy")
+    figure_page.wait_for(text="x\ufffdy")
     assert figure_page.page.evaluate("document.getElementById('text').value") == "x\ufffdy"
     check_view(figure_page, figure)
     # The link is written from the box (a lone surrogate made encodeURIComponent throw: "URI malformed")
-    figure_page.wait_until("start => location.hash.startsWith(start)", "#text=x%EF%BF%BDy&")
+    figure_page.wait_for_link(hash=starts_with("#text=x%EF%BF%BDy&"))
 
 
 def test_control_characters(browser_page, figure):
@@ -172,7 +172,7 @@ def test_pathological_lengths(browser_page, figure, name):
     figure_page.watch_long_tasks()
     figure_page.page.locator("#text").fill(text)  # one input event, as a paste
     kept = figure.analyse(text)["text"]
-    figure_page.wait_until("t => window.attentionLive.state().text === t", kept)
+    figure_page.wait_for(text=kept)
     check_view(figure_page, figure)
     to_result = figure_page.page.evaluate("performance.getEntriesByName('attention-live:drawn').at(-1).duration")
     print(f"{name}: first result after {to_result:.0f} ms, longest task {figure_page.longest_task_ms():.0f} ms")
@@ -295,8 +295,9 @@ def test_two_figures_on_one_page(playwright, origin, figure):
             return window.attentionLive === api;
         }""")
         assert same_api and frame.locator("#layers input[type=radio]").count() == figure.config.n_layer
-        frame.evaluate("() => window.attentionLive.setText('Alice said')")
-        assert frame.evaluate("window.attentionLive.state().tokens.length") == len(figure.analyse("Alice said")["ids"])
+        second = FigurePage(frame)
+        second.set_text("Alice said")
+        assert len(second.state()["tokens"]) == len(figure.analyse("Alice said")["ids"])
 
 
 @pytest.mark.parametrize("damage, file, named", [
@@ -494,7 +495,7 @@ def test_typing_fast(browser_page, figure):
     figure_page.set_text("")
     figure_page.watch_long_tasks()
     box.press_sequentially(text)  # 1,000 key presses, no pause between them
-    figure_page.wait_until("t => window.attentionLive.state().text === t", text)
+    figure_page.wait_for(text=text)
     assert box.input_value() == text  # no keystroke lost
     check_view(figure_page, figure)
     print(f"longest main-thread task while typing: {figure_page.longest_task_ms():.0f} ms")
