@@ -125,9 +125,10 @@ DRAW_LABELS = """async (labels) => {
     const view = await import("/web/views/chips.js");
     const box = document.createElement("div");
     document.body.append(box);
-    view.drawTokens(box, ["plain"], [0], () => {}, () => {});
+    const chips = view.createChips(box, { on: { pick: () => {}, preview: () => {} } });
+    chips.draw({ labels: ["plain"], ids: [0] });
     const perChip = box.querySelectorAll("*").length;
-    view.drawTokens(box, labels, labels.map((_, i) => i + 1), () => {}, () => {});
+    chips.draw({ labels, ids: labels.map((_, i) => i + 1) });
     const result = { perChip, elements: box.querySelectorAll("*").length, tags: [...new Set([...box.querySelectorAll("*")].map((e) => e.tagName))],
                      texts: [...box.querySelectorAll(".chip .label")].map((e) => e.textContent) };
     box.remove();

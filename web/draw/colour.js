@@ -19,6 +19,9 @@ const MAX_CHROMA = 0.16;
 /** rgb of masked cells (keys after the query): a grey of no hue, unlike every colour of the ramp. */
 const MASKED_RGB = [196, 196, 196];
 
+/** CSS colour of masked cells (the legend's swatch, the image export's). */
+export const MASKED_CSS = `rgb(${MASKED_RGB.join(" ")})`;
+
 function linearToByte(c) {
   const encoded = c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055;
   return Math.round(255 * Math.min(1, Math.max(0, encoded)));
@@ -139,7 +142,7 @@ export function drawLegend(container) {
   bar.style.backgroundImage = `linear-gradient(to right, ${stops})`;
   const masked = document.createElement("span");
   masked.className = "legend-masked";
-  masked.style.backgroundColor = `rgb(${MASKED_RGB.join(" ")})`;
+  masked.style.backgroundColor = MASKED_CSS;
   const [low, high, maskedText] = ["0%", "100%", "masked: a later token"].map((text) => {
     const label = document.createElement("span");
     label.textContent = text;

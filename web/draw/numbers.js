@@ -40,6 +40,16 @@ export function thousands(n) {
   return ENGLISH.format(n);
 }
 
+/** A signed number with `digits` decimals and a true minus sign: -0.5 → "−0.500". */
+export function fixed(x, digits = 3) {
+  return (x < 0 ? "−" : "") + Math.abs(x).toFixed(digits);
+}
+
+/** Numbers as a list for a text alternative, two decimals each: "0.12, −0.50". */
+export function listed(numbers) {
+  return Array.from(numbers, (x) => fixed(x, 2)).join(", ");
+}
+
 /** A probability as the figure writes it: "48.6%". */
 export function percent(weight) {
   return `${(weight * 100).toFixed(1)}%`;

@@ -13,9 +13,10 @@
  * the screen's device pixel ratio, if larger), at most MAX_PNG_SIDE px on a side and MAX_PNG_PIXELS in
  * all: browsers refuse larger canvases (a phone at ratio 10 with every panel open asked for 38,000 px).
  */
-import { needsLightText, weightCss } from "../draw/colour.js";
+import { MASKED_CSS, needsLightText, weightCss } from "../draw/colour.js";
 import { paintHeatmap } from "../draw/heatmap.js";
-import { GLOSSES, mathText, paintStrip, stripSize, stripsOf } from "../views/math-panel.js";
+import { GLOSSES, mathText, stripsOf } from "../views/math-panel.js";
+import { paintStrip, stripSize } from "../draw/strip.js";
 import { ROW_LABELS, cellSize, describeRow, labelEvery } from "../views/matrix.js";
 import { nextText } from "../views/next-token.js";
 import { headOffset, keysSeen, percent, queryText } from "../draw/numbers.js";
@@ -91,7 +92,7 @@ function legend() {
     text(MARGIN, y + 14, "0%", { size: 12, fill: MUTED }),
     tag("rect", { x: MARGIN + 24, y: y + 4, width: 144, height: 12, fill: "url(#ramp)", stroke: "#98a2b3" }),
     text(MARGIN + 174, y + 14, "100%", { size: 12, fill: MUTED }),
-    tag("rect", { x: MARGIN + 220, y: y + 4, width: 12, height: 12, fill: "rgb(196 196 196)", stroke: "#98a2b3" }),
+    tag("rect", { x: MARGIN + 220, y: y + 4, width: 12, height: 12, fill: MASKED_CSS, stroke: "#98a2b3" }),
     text(MARGIN + 238, y + 14, "masked: a later token", { size: 12, fill: MUTED }),
   ].join(""), 24);
 }

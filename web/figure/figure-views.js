@@ -4,7 +4,8 @@
  * its config is known (forModel). The views that cost most to draw wait while out of view, until the
  * reader pauses or scrolls to them (lib/when-paused.js).
  */
-import { drawChoices, drawTokens, drawWeights, enableChipKeys, markChoice, markReused, markTile } from "../views/chips.js";
+import { createChips } from "../views/chips.js";
+import { createChoices } from "../views/choices.js";
 import { focusedIn } from "../lib/dom.js";
 import { drawLegend } from "../draw/colour.js";
 import { createHeadsGrid } from "../views/heads-grid.js";
@@ -12,7 +13,7 @@ import { createMathPanel } from "../views/math-panel.js";
 import { createFlashSteps } from "../views/flash-steps.js";
 import { createMatrix } from "../views/matrix.js";
 import { createNextToken } from "../views/next-token.js";
-import { drawWhatIfBanner } from "../views/what-if-banner.js";
+import { createWhatIfBanner } from "../views/what-if-banner.js";
 import { whenSeenOrPaused } from "../lib/when-paused.js";
 import { headOffset, keysSeen } from "../draw/numbers.js";
 import { hasWhatIf, PANEL_NAMES } from "./view-state.js";
@@ -27,10 +28,11 @@ import { hasWhatIf, PANEL_NAMES } from "./view-state.js";
  *           answers(kinds, result, state, answers), focused(), keepFocus(element), destroy()}
  */
 export function createFigureViews(root, el, on) {
-  const views = { headsGrid: null, matrix: null, math: null, flash: null, next: null, offScreen: null };
+  const views = { chips: null, banner: null, layers: null, heads: null, headsGrid: null, matrix: null, math: null, flash: null, next: null, offScreen: null };
   const listening = new AbortController();
   const { signal } = listening;
-  enableChipKeys(el.tokens, (index) => on.choose({ token: index }));
+  views.chips = createChips(el.tokens, { on: { pick: (index) => on.choose({ token: index }), preview: (index) => on.update({ preview: index }) } });
+  views.banner = createWhatIfBanner(el.whatIf, {});
   for (const name of PANEL_NAMES) { // a visitor's click on a summary, told to the view state
     const panel = el[`${name}Panel`];
     panel.addEventListener("toggle", () => {
@@ -43,49 +45,52 @@ export function createFigureViews(root, el, on) {
 
   /* The next token's panel: Python's prediction for `state`, or `waiting` (why there is none). */
   function drawNext(result, state, answers, waiting) {
-    views.next?.draw(result && answers.get("predict", result, state), result?.labels ?? [], state, waiting);
+    views.next?.draw({ predicted: result && answers.get("predict", result, state), labels: result?.labels ?? [], knockout: state.knockout, waiting });
   }
 
   /* "Show the math": Python's explanation of `state`'s row, once it has arrived. */
   function drawMath(result, state, answers) {
     const explained = answers.get("explain", result, state);
-    if (state.panels.math && views.math && explained) views.offScreen.math.draw(() => views.math.draw(explained, result.labels, result.cache));
+    if (state.panels.math && views.math && explained) views.offScreen.math.draw(() => views.math.draw({ explained, labels: result.labels, cache: result.cache }));
   }
 
   /* "Compute it as FlashAttention does": the tile shown, and its keys marked on the chips and the matrix. */
   function drawFlash(result, state, previous, answers) {
     const shown = state.panels.math && state.flash.open;
     const flashed = shown ? answers.get("flash", result, state) : null;
-    if (flashed) views.flash.draw(flashed, result.labels, state.flash.step, state.flash.step !== previous.flash.step, hasWhatIf(state) || state.knockout.length > 0);
+    if (flashed) {
+      views.flash.draw({ flashed, labels: result.labels, step: state.flash.step, announce: state.flash.step !== previous.flash.step,
+        whatIf: hasWhatIf(state) || state.knockout.length > 0 });
+    }
     const tile = flashed?.steps[Math.min(state.flash.step, flashed.steps.length - 1)].keys ?? null;
-    if (shown || (previous.panels.math && previous.flash.open)) markTile(el.tokens, tile?.[0] ?? null, tile?.[1]); // chips untouched while it is closed
-    if (state.panels.matrix) views.matrix?.markTile(tile && { token: state.token, first: tile[0], last: tile[1] });
+    if (shown || (previous.panels.math && previous.flash.open)) views.chips.draw({ tile }); // chips untouched while it is closed
+    if (state.panels.matrix) views.matrix?.draw({ tile: tile && { token: state.token, first: tile[0], last: tile[1] } });
   }
 
   return {
     /** The selectors, the legend and the views of the model of `config` ({n_layer, n_head, block_size, …}). */
     forModel(config) {
-      drawChoices(el.layers, config.n_layer, (layer) => on.choose({ layer }));
-      drawChoices(el.heads, config.n_head, (head) => on.choose({ head }));
+      views.layers = createChoices(el.layers, { config: { count: config.n_layer }, on: { pick: (layer) => on.choose({ layer }) } });
+      views.heads = createChoices(el.heads, { config: { count: config.n_head }, on: { pick: (head) => on.choose({ head }) } });
       drawLegend(el.legend);
-      views.headsGrid = createHeadsGrid(el.headsGrid, config, (layer, head) => on.choose({ layer, head }));
-      views.matrix = createMatrix(el.matrix, (index) => on.choose({ token: index }), on.readOut);
-      views.math = createMathPanel(el.math, (whatIf) => on.choose({ whatIf }), on.readOut);
-      views.flash = createFlashSteps(el.flash, (flash) => on.update({ flash }), on.readOut);
-      views.next = createNextToken(el.next, config, on.knockout);
+      views.headsGrid = createHeadsGrid(el.headsGrid, { config, on: { pick: (layer, head) => on.choose({ layer, head }) } });
+      views.matrix = createMatrix(el.matrix, { on: { pick: (index) => on.choose({ token: index }), read: on.readOut } });
+      views.math = createMathPanel(el.math, { on: { whatIf: (whatIf) => on.choose({ whatIf }), read: on.readOut } });
+      views.flash = createFlashSteps(el.flash, { on: { change: (flash) => on.update({ flash }), read: on.readOut } });
+      views.next = createNextToken(el.next, { config, on: { knockout: on.knockout } });
       views.offScreen = { heads: whenSeenOrPaused(el.headsGrid), matrix: whenSeenOrPaused(el.matrix), math: whenSeenOrPaused(el.math) };
     },
 
     /** The chips of a new result. */
     tokens(result) {
-      drawTokens(el.tokens, result.labels, result.ids, (index) => on.choose({ token: index }), (index) => on.update({ preview: index }));
+      views.chips.draw({ labels: result.labels, ids: result.ids });
     },
 
     /** The chips go until a new result's arrive; the focus, if it was on one, goes to the text box
      *  (never to the page's body). */
     clearTokens() {
       const focusInChips = el.tokens.contains(focusedIn(el.tokens));
-      el.tokens.replaceChildren();
+      views.chips.clear();
       if (focusInChips) el.text.focus({ preventScroll: true });
     },
 
@@ -109,14 +114,14 @@ export function createFigureViews(root, el, on) {
     /** Every view from the view state `state` (after `previous`): the chips and selectors always, the
      *  panels below them while open (opening one draws it). */
     render(result, state, previous, answers) {
-      markChoice(el.layers, state.layer);
-      markChoice(el.heads, state.head);
+      views.layers?.draw({ value: state.layer });
+      views.heads?.draw({ value: state.head });
       // a panel follows the state only when the state's panel changed: a visitor's click on a summary
       // may not have reached the state yet (its toggle event comes later)
       for (const name of PANEL_NAMES) {
         if (state.panels[name] !== previous.panels[name]) el[`${name}Panel`].open = state.panels[name];
       }
-      drawWhatIfBanner(el.whatIf, state);
+      views.banner.draw(state);
       const waiting = !result || result.precomputed ? "Waiting for the live model…"
         : result.ids.length === 0 ? "No tokens: type a sentence above." : null;
       drawNext(result, state, answers, waiting);
@@ -124,20 +129,18 @@ export function createFigureViews(root, el, on) {
       if (waiting) views.math?.clear(waiting);
       if (waiting) views.flash?.clear(waiting);
       const live = Boolean(result && !result.precomputed); // what-ifs need the live model (not while loading)
-      views.math?.enable(live);
-      views.flash?.enable(live);
-      views.next?.enable(live);
+      for (const view of [views.math, views.flash, views.next]) view?.draw({ enabled: live });
       if (!result?.attention) return; // nothing yet, or only its tokens
-      if (state.panels.heads && views.headsGrid) views.offScreen.heads.draw(() => views.headsGrid.draw(result, state));
-      if (state.panels.matrix && views.matrix) views.offScreen.matrix.draw(() => views.matrix.draw(result, state));
+      if (state.panels.heads && views.headsGrid) views.offScreen.heads.draw(() => views.headsGrid.draw({ result, state }));
+      if (state.panels.matrix && views.matrix) views.offScreen.matrix.draw(() => views.matrix.draw({ result, state }));
       const T = result.ids.length;
       if (T === 0) return;
-      markReused(el.tokens, state.panels.math && result.cache ? result.cache.reused : 0);
+      views.chips.draw({ reused: state.panels.math && result.cache ? result.cache.reused : 0 });
       drawMath(result, state, answers);
       drawFlash(result, state, previous, answers);
       const token = state.preview ?? state.token;
       const row = result.attention.subarray(headOffset(result, state.layer, state.head) + token * T).subarray(0, T);
-      drawWeights(el.tokens, row, token, state.preview !== null, keysSeen(result, state, token) === token + 1);
+      views.chips.draw({ row, query: token, previewing: state.preview !== null, causal: keysSeen(result, state, token) === token + 1 });
     },
 
     /** The views of the answers of `kinds` just arrived (the rest shows this view already). */
@@ -149,8 +152,8 @@ export function createFigureViews(root, el, on) {
 
     destroy() {
       listening.abort();
-      for (const view of [views.headsGrid, views.matrix, views.math, views.flash, views.next]) view?.destroy?.();
-      for (const writer of Object.values(views.offScreen ?? {})) writer.destroy?.();
+      for (const view of [views.chips, views.banner, views.layers, views.heads, views.headsGrid, views.matrix, views.math, views.flash, views.next]) view?.destroy();
+      for (const writer of Object.values(views.offScreen ?? {})) writer.destroy(); // their observers and waiting writes
     },
   };
 }

@@ -56,19 +56,26 @@ export function whenPaused(element) {
  *  screen or near it (within half a viewport), and otherwise waits as `whenPaused` does: until the
  *  reader pauses, the element comes into view (an IntersectionObserver, which also tells a closed
  *  panel: its content has no box), or the page is printed. `draw(write)` runs `write` or makes it
- *  the one that waits (only the latest runs). A panel below the fold then costs nothing per keystroke. */
+ *  the one that waits (only the latest runs); `destroy()` ends it. A panel below the fold then costs nothing
+ *  per keystroke. */
 export function whenSeenOrPaused(element) {
   const writer = whenPaused(element);
   let onScreen = true; // until the observer's first report, which comes with the next frame
-  new IntersectionObserver((entries) => {
+  const observer = new IntersectionObserver((entries) => {
     onScreen = entries.at(-1).isIntersecting; // the latest, where several came at once
     if (onScreen) writer.now();
-  }, { rootMargin: "50%" }).observe(element);
+  }, { rootMargin: "50%" });
+  observer.observe(element);
   return {
     draw(write) {
       if (!onScreen) return writer.later(write);
       writer.nothingLater();
       write();
+    },
+    /** Stop watching the element; the write waiting, if any, is dropped (the figure goes away). */
+    destroy() {
+      observer.disconnect();
+      writer.nothingLater();
     },
   };
 }

@@ -8,6 +8,16 @@
  *   "«␣her», token 12 of 16, masked (a later token)");
  *   aria-pressed="true" on the query
  *
+ * createChips(container, {on: {pick(index), preview(index | null)}}) → {draw(props), clear(message), destroy()}
+ *   pick: a chip clicked, or moved to by the keyboard; preview: the pointer over a chip (null: left it).
+ *   props (each group optional: a group left out keeps what is drawn):
+ *     labels: string[T], ids: number[T]      the tokens (their chips; [] shows "Type something above…")
+ *     row: Float32Array [T]                  the query's row of the selected head: weight of keys 0..T-1
+ *     query: number (0-based), previewing: boolean (a hover, not the query), causal: boolean (false: the
+ *                                            "causal mask off" what-if, later keys not masked)
+ *     reused: number                         the first `reused` chips came from the KV cache (class "reused")
+ *     tile: [first, last] | null             keys outlined as the FlashAttention tile shown (class "in-tile")
+ *
  * Names while the reader types: every chip's name changes with every keystroke (the query's row is new);
  * the names are written once the reader pauses, the group aria-busy="true" meanwhile (when-paused.js),
  * unless the focus is on a chip: then at once, since a screen reader reads the focused one's name.
@@ -21,186 +31,174 @@ import { percent as written } from "../draw/numbers.js";
 import { whenPaused } from "../lib/when-paused.js";
 
 const PARTIAL = /\u27e8[0-9A-F]{2}( [0-9A-F]{2})*\u27e9/; // ⟨C3 A9⟩: bytes of a character split across tokens
+const EMPTY = "Type something above to see its tokens.";
 
 function describe(label, index, id) {
   const partial = PARTIAL.test(label) ? " · ⟨hex⟩ are UTF-8 bytes of a character that this token holds only part of" : "";
   return `token ${index + 1} (id ${id}): ${label}${partial}`;
 }
 
-function makeChip(index, onPick, onPreview) {
-  const chip = document.createElement("button");
-  chip.type = "button";
-  chip.className = "chip";
-  chip.dataset.index = String(index);
-  chip.index = index;
-  chip.shown = { query: false, preview: false, weight: undefined, colour: undefined }; // what drawWeights last wrote
-  const label = document.createElement("span");
-  label.className = "label";
-  const percent = document.createElement("span");
-  percent.className = "percent";
-  chip.percentText = percent.appendChild(document.createTextNode("")); // its text changes on most keystrokes
-  chip.append(label, " ", percent); // the space: the visible text reads "␣Alice 48.6%", as the name does
-  chip.addEventListener("click", () => onPick(index));
-  chip.addEventListener("mouseenter", () => onPreview(index));
-  chip.addEventListener("mouseleave", () => onPreview(null));
-  return chip;
-}
-
-/** Show one chip per label in `container`, reusing the chips already there (typing changes few of them);
- *  `onPick(index)` on click, `onPreview(index|null)` on hover. */
-export function drawTokens(container, labels, ids, onPick, onPreview) {
-  if (labels.length === 0) {
-    const empty = document.createElement("p");
-    empty.className = "empty";
-    empty.textContent = "Type something above to see its tokens.";
-    container.replaceChildren(empty);
-    return;
-  }
-  container.querySelector(".empty")?.remove();
-  const chips = container.children;
-  labels.forEach((label, index) => {
-    const chip = chips[index] ?? container.appendChild(makeChip(index, onPick, onPreview));
-    if (chip.tokenId !== ids[index]) { // the id decides the label
-      chip.tokenId = ids[index];
-      chip.firstChild.textContent = label;
-      chip.label = label;
-      chip.title = describe(label, index, ids[index]);
-    }
-  });
-  while (chips.length > labels.length) container.lastChild.remove();
-}
-
-/** Show one attention row: `row` holds the weights (probabilities) of keys 0..T-1 for query `query`;
- *  keys after it are masked unless `causal` is false (the "causal mask off" what-if).
- *  Most edits change every chip (the query's row is new); each chip remembers what it shows, and only
- *  what differs is written, since every write costs the page a new style, layout or paint. */
-export function drawWeights(container, row, query, previewing, causal = true) {
-  const T = container.children.length;
-  const names = [];
-  for (const chip of container.children) {
-    const { index, shown } = chip;
-    if (index === undefined) continue; // the "type something" line
-    const isQuery = index === query && !previewing;
-    const isPreview = index === query && previewing;
-    if (isQuery !== shown.query) {
-      chip.classList.toggle("query", isQuery);
-      shown.query = isQuery;
-    }
-    if (isPreview !== shown.preview) {
-      chip.classList.toggle("preview", isPreview);
-      shown.preview = isPreview;
-    }
-    if (!previewing) {
-      setAttribute(chip, "aria-pressed", String(index === query));
-      setAttribute(chip, "tabindex", index === query ? "0" : "-1");
-    }
-    const weight = index > query && causal ? null : row[index]; // null: masked, a key after the query
-    names.push([chip, weight]);
-    if (weight === shown.weight) continue;
-    const wasMasked = shown.weight === null;
-    shown.weight = weight;
-    if (weight === null) {
-      chip.classList.add("masked");
-      chip.classList.remove("strong");
-      chip.dataset.masked = "true";
-      delete chip.dataset.weight;
-      setColour(chip, undefined);
-      chip.percentText.data = "";
-      continue;
-    }
-    if (wasMasked) {
-      chip.classList.remove("masked");
-      delete chip.dataset.masked;
-    }
-    chip.classList.toggle("strong", needsLightText(weight));
-    setColour(chip, weightClass(weight));
-    chip.dataset.weight = String(weight);
-    chip.percentText.data = written(weight); // the same text node: no new layout object per keystroke
-  }
-  container.nameWriter ??= whenPaused(container);
-  const writeNames = () => names.forEach(([chip, weight]) => setAttribute(chip, "aria-label", nameOf(chip, weight, T)));
-  if (container.contains(focusedIn(container))) {
-    container.nameWriter.nothingLater();
-    writeNames();
-  } else {
-    container.nameWriter.later(writeNames);
-  }
-}
-
-/** A chip's accessible name (see above); `weight` null where the key is masked. */
-function nameOf(chip, weight, T) {
-  const place = `token ${chip.index + 1} of ${T}`;
-  return weight === null ? `«${chip.label}», ${place}, masked (a later token)` : `«${chip.label}» ${written(weight)}, ${place}`;
-}
-
-/* A chip's background: the weight class `colour` (colour.js), or none (undefined: masked). */
-function setColour(chip, colour) {
-  if (chip.shown.colour === colour) return;
-  if (chip.shown.colour) chip.classList.remove(chip.shown.colour);
-  if (colour) chip.classList.add(colour);
-  chip.shown.colour = colour;
-}
-
 function setAttribute(node, name, value) {
   if (node.getAttribute(name) !== value) node.setAttribute(name, value);
 }
 
-/** Make the chips of `container` one tab stop moved by the arrow keys (see above); `onPick(index)`. */
-export function enableChipKeys(container, onPick) {
-  container.addEventListener("keydown", (event) => {
+export function createChips(container, { on }) {
+  const listening = new AbortController(); // destroy() removes every listener added here
+  const { signal } = listening;
+  /* One record per chip, in token order: {chip, index, label, tokenId, percentText (its text changes on
+   * most keystrokes), shown: what the last weights wrote (query, preview, weight, colour)}. */
+  const records = [];
+  const nameWriter = whenPaused(container);
+
+  function makeRecord(index) {
+    const chip = document.createElement("button");
+    chip.type = "button";
+    chip.className = "chip";
+    chip.dataset.index = String(index);
+    const label = document.createElement("span");
+    label.className = "label";
+    const percent = document.createElement("span");
+    percent.className = "percent";
+    const percentText = percent.appendChild(document.createTextNode(""));
+    chip.append(label, " ", percent); // the space: the visible text reads "␣Alice 48.6%", as the name does
+    chip.addEventListener("click", () => on.pick(index), { signal });
+    chip.addEventListener("mouseenter", () => on.preview(index), { signal });
+    chip.addEventListener("mouseleave", () => on.preview(null), { signal });
+    return { chip, index, label: undefined, tokenId: undefined, percentText, shown: { query: false, preview: false, weight: undefined, colour: undefined } };
+  }
+
+  /* One chip per label, reusing the chips already there (typing changes few of them). */
+  function drawTokens(labels, ids) {
+    if (labels.length === 0) return clear(EMPTY);
+    container.querySelector(".empty")?.remove();
+    labels.forEach((label, index) => {
+      if (!records[index]) {
+        records[index] = makeRecord(index);
+        container.append(records[index].chip);
+      }
+      const record = records[index];
+      if (record.tokenId !== ids[index]) { // the id decides the label
+        record.tokenId = ids[index];
+        record.chip.firstChild.textContent = label;
+        record.label = label;
+        record.chip.title = describe(label, index, ids[index]);
+      }
+    });
+    while (records.length > labels.length) records.pop().chip.remove();
+  }
+
+  /* One attention row (see above). Most edits change every chip (the query's row is new); each record
+   * remembers what its chip shows, and only what differs is written, since every write costs the page
+   * a new style, layout or paint. */
+  function drawWeights(row, query, previewing, causal) {
+    const T = records.length;
+    const names = [];
+    for (const record of records) {
+      const { chip, index, shown } = record;
+      const isQuery = index === query && !previewing;
+      const isPreview = index === query && previewing;
+      if (isQuery !== shown.query) {
+        chip.classList.toggle("query", isQuery);
+        shown.query = isQuery;
+      }
+      if (isPreview !== shown.preview) {
+        chip.classList.toggle("preview", isPreview);
+        shown.preview = isPreview;
+      }
+      if (!previewing) {
+        setAttribute(chip, "aria-pressed", String(index === query));
+        setAttribute(chip, "tabindex", index === query ? "0" : "-1");
+      }
+      const weight = index > query && causal ? null : row[index]; // null: masked, a key after the query
+      names.push([record, weight]);
+      if (weight === shown.weight) continue;
+      const wasMasked = shown.weight === null;
+      shown.weight = weight;
+      if (weight === null) {
+        chip.classList.add("masked");
+        chip.classList.remove("strong");
+        chip.dataset.masked = "true";
+        delete chip.dataset.weight;
+        setColour(record, undefined);
+        record.percentText.data = "";
+        continue;
+      }
+      if (wasMasked) {
+        chip.classList.remove("masked");
+        delete chip.dataset.masked;
+      }
+      chip.classList.toggle("strong", needsLightText(weight));
+      setColour(record, weightClass(weight));
+      chip.dataset.weight = String(weight);
+      record.percentText.data = written(weight); // the same text node: no new layout object per keystroke
+    }
+    const writeNames = () => names.forEach(([record, weight]) => setAttribute(record.chip, "aria-label", nameOf(record, weight, T)));
+    if (container.contains(focusedIn(container))) {
+      nameWriter.nothingLater();
+      writeNames();
+    } else {
+      nameWriter.later(writeNames);
+    }
+  }
+
+  /** Draw `props` (see above): the tokens first, then their weights, the reused chips, the tile. */
+  function draw(props) {
+    if (props.labels) drawTokens(props.labels, props.ids);
+    if (props.row) drawWeights(props.row, props.query, props.previewing ?? false, props.causal ?? true);
+    if (props.reused !== undefined) {
+      for (const { chip, index } of records) chip.classList.toggle("reused", index < props.reused);
+    }
+    if (props.tile !== undefined) {
+      const [first, last] = props.tile ?? [];
+      for (const { chip, index } of records) chip.classList.toggle("in-tile", props.tile !== null && index >= first && index <= last);
+    }
+  }
+
+  /** No chips: `message` in their place (none for ""). */
+  function clear(message = "") {
+    records.length = 0;
+    nameWriter.nothingLater();
+    if (!message) return container.replaceChildren();
+    const empty = document.createElement("p");
+    empty.className = "empty";
+    empty.textContent = message;
+    container.replaceChildren(empty);
+  }
+
+  function onKey(event) {
     const chip = event.target.closest?.(".chip");
-    if (!chip || event.altKey || event.ctrlKey || event.metaKey) return;
-    const last = container.children.length - 1;
-    const next = { ArrowLeft: chip.index - 1, ArrowRight: chip.index + 1, Home: 0, End: last }[event.key];
+    const at = records.findIndex((record) => record.chip === chip);
+    if (at < 0 || event.altKey || event.ctrlKey || event.metaKey) return;
+    const last = records.length - 1;
+    const next = { ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: last }[event.key];
     if (next === undefined) return;
     event.preventDefault();
-    const target = container.children[Math.max(0, Math.min(last, next))];
-    onPick(target.index);
-    target.focus();
-  });
-}
-
-/** Fill `fieldset` (a radio group, named by its legend) with radio buttons 1..count, named after the
- *  fieldset's id; `onPick(n)` with the 1-based number chosen (click, tap, or the browser's own
- *  keyboard for radio groups: one tab stop, arrow keys). Each label carries data-value. */
-export function drawChoices(fieldset, count, onPick) {
-  const legend = fieldset.querySelector("legend");
-  const choices = Array.from({ length: count }, (_, i) => {
-    const label = document.createElement("label");
-    label.className = "choice";
-    label.dataset.value = String(i + 1);
-    const radio = document.createElement("input");
-    radio.type = "radio";
-    radio.name = fieldset.id;
-    radio.value = String(i + 1);
-    radio.addEventListener("change", () => { if (radio.checked) onPick(i + 1); });
-    const text = document.createElement("span");
-    text.textContent = String(i + 1);
-    label.append(radio, text);
-    return label;
-  });
-  fieldset.replaceChildren(legend, ...choices);
-}
-
-/** Check the radio button for `value` (1-based). */
-export function markChoice(fieldset, value) {
-  for (const radio of fieldset.querySelectorAll("input")) {
-    const on = Number(radio.value) === value;
-    if (radio.checked !== on) radio.checked = on;
+    const target = records[Math.max(0, Math.min(last, next))];
+    on.pick(target.index);
+    target.chip.focus();
   }
+  container.addEventListener("keydown", onKey, { signal });
+
+  /** Remove the chips, every listener added here and the names waiting to be written. */
+  function destroy() {
+    listening.abort();
+    clear();
+  }
+
+  return { draw, clear, destroy };
 }
 
-/** Outline the chips of keys `first`..`last` (0-based, inclusive): the tile "Compute it as FlashAttention
- *  does" shows; none when `first` is null. */
-export function markTile(container, first, last) {
-  for (const chip of container.children) {
-    if (chip.index !== undefined) chip.classList.toggle("in-tile", first !== null && chip.index >= first && chip.index <= last);
-  }
+/** A chip's accessible name (see above); `weight` null where the key is masked. */
+function nameOf(record, weight, T) {
+  const place = `token ${record.index + 1} of ${T}`;
+  return weight === null ? `«${record.label}», ${place}, masked (a later token)` : `«${record.label}» ${written(weight)}, ${place}`;
 }
 
-/** Mark quietly the first `count` chips: their keys and values came from the KV cache on the last edit. */
-export function markReused(container, count) {
-  for (const chip of container.children) {
-    if (chip.index !== undefined) chip.classList.toggle("reused", chip.index < count);
-  }
+/* A chip's background: the weight class `colour` (colour.js), or none (undefined: masked). */
+function setColour(record, colour) {
+  const { chip, shown } = record;
+  if (shown.colour === colour) return;
+  if (shown.colour) chip.classList.remove(shown.colour);
+  if (colour) chip.classList.add(colour);
+  shown.colour = colour;
 }

@@ -8,21 +8,26 @@
  *   .flash-result      output = acc / ℓ beside the ordinary output, and their largest difference
  *   .flash-memory      the scores held: B instead of T for one query, B × B instead of T × T for the head
  *
- * Input: `flashed`, the answer of Figure.flash (steps [{keys, skipped, m, l, rescale, acc}], output,
- * reference_output, max_abs_diff, scores_held, scores_plain, tile, memory {query: {scores, bytes}, head:
- * {tile, scores, bytes}}, each pair [tiled, ordinary]), the
- * tokens' labels and the tile shown (`step`). Every number comes from Python; this module formats and
- * draws them. The tile shown and the tile size are the figure's view state (state.js: flash), changed
- * through `onChange({step} | {tile})`; Left and Right (Home, End) on the step's region move through
- * the tiles too. `onRead(text)` is given each step's words, for the live region.
+ * createFlashSteps(container, {on: {change({step} | {tile, step}), read(text)}}) → {draw(props), clear(message), destroy()}
+ *   change: the tile shown or the tile size asked for (the figure's view state, view-state.js: flash);
+ *   read: each step's words (with props.announce), for the live region.
+ *   props (each group optional: a group left out keeps what is drawn):
+ *     flashed: the answer of Figure.flash: {steps: [{keys: [first, last], skipped: boolean, m, l, rescale:
+ *              number, acc: Float32Array [d_k]}], output, reference_output: Float32Array [d_k], max_abs_diff,
+ *              scores_held, scores_plain, tile, layer, head, token: number, memory: {query: {scores, bytes},
+ *              head: {tile, scores, bytes}}, each pair [tiled, ordinary]}
+ *     labels: string[T]; step: number (the tile shown, 0-based; clamped to the last); announce: boolean
+ *              (say the step's words if it changed); whatIf: boolean (a what-if or knockout is on
+ *              elsewhere in the figure: the note says this part ignores it)          (with flashed)
+ *     enabled: boolean                             the tile size usable (false while the live model loads)
+ * Every number comes from Python; this module formats and draws them. Left and Right (Home, End) on
+ * the step's region move through the tiles too.
  */
-import { paintStrip } from "./math-panel.js";
 import { element, setHidden, setText } from "../lib/dom.js";
-import { thousands } from "../draw/numbers.js";
+import { fixed, listed, thousands } from "../draw/numbers.js";
+import { paintStrip } from "../draw/strip.js";
 
 export const TILE_SIZES = [4, 8, 16, 32, 64];
-
-const fixed = (x, digits = 3) => (x < 0 ? "−" : "") + Math.abs(x).toFixed(digits);
 const kilobytes = (bytes) => (bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`);
 
 /** The words of one tile shown (`flashed`, `labels`, the tile's index `step`), shared with the tests:
@@ -34,7 +39,7 @@ export function stepText(flashed, labels, step) {
   const title = `Tile ${step + 1} of ${steps.length}: ${span}.`;
   if (skipped) {
     return { title, lines: [`Skipped: every key of this tile comes after the query «${labels[token]}», so the causal mask hides them all; m, ℓ and the output stay as they were.`],
-      acc: `Running output after tile ${step + 1}, unchanged: ${Array.from(acc, (x) => fixed(x, 2)).join(", ")}` };
+      acc: `Running output after tile ${step + 1}, unchanged: ${listed(acc)}` };
   }
   const lines = [
     `m = ${fixed(m)}: the largest scaled score q·k/√d_k so far.`,
@@ -42,7 +47,7 @@ export function stepText(flashed, labels, step) {
     step === 0 ? "rescale = exp(m_old − m_new) = 0: nothing was summed before the first tile."
       : `rescale = exp(m_old − m_new) = ${fixed(rescale, 4)}: ℓ and the output so far were multiplied by it${rescale === 1 ? " (m did not change)" : ", since m grew"}.`,
   ];
-  return { title, lines, acc: `Running output after tile ${step + 1} (not yet divided by ℓ): ${Array.from(acc, (x) => fixed(x, 2)).join(", ")}` };
+  return { title, lines, acc: `Running output after tile ${step + 1} (not yet divided by ℓ): ${listed(acc)}` };
 }
 
 /** The closing words: {result: output = acc/ℓ against the ordinary output, memory: the scores held}. */
@@ -57,13 +62,16 @@ export function resultText(flashed) {
   };
 }
 
-export function createFlashSteps(container, onChange, onRead) {
+export function createFlashSteps(container, { on }) {
+  const { change: onChange, read: onRead } = on;
+  const listening = new AbortController(); // destroy() removes every listener added here
+  const { signal } = listening;
   const controls = element("div", "flash-controls");
   const sizeLabel = element("label", null, "Tile size ");
   const size = element("select");
   size.id = "flash-tile";
   for (const value of TILE_SIZES) size.append(new Option(`${value} keys`, String(value)));
-  size.addEventListener("change", () => onChange({ tile: Number(size.value), step: 0 }));
+  size.addEventListener("change", () => onChange({ tile: Number(size.value), step: 0 }), { signal });
   sizeLabel.append(size);
   const buttons = {};
   const nav = element("span", "flash-nav");
@@ -116,13 +124,13 @@ export function createFlashSteps(container, onChange, onRead) {
     onChange({ step: Math.max(0, Math.min(last, step)) });
   }
 
-  for (const button of Object.values(buttons)) button.addEventListener("click", () => go(button.dataset.go));
+  for (const button of Object.values(buttons)) button.addEventListener("click", () => go(button.dataset.go), { signal });
   stepBox.addEventListener("keydown", (event) => {
     const where = { ArrowLeft: "previous", ArrowRight: "next", Home: "first", End: "last" }[event.key];
     if (!where || !current) return;
     event.preventDefault();
     go(where);
-  });
+  }, { signal });
 
   /** Show `text` instead of numbers (no tokens, or the live model still loading). */
   function clear(text) {
@@ -132,9 +140,17 @@ export function createFlashSteps(container, onChange, onRead) {
     setHidden(message, false);
   }
 
-  /** Draw tile `step` of `flashed` (see above) for the tokens `labels`; `announce`: say the step's words;
-   *  `whatIf`: a what-if or knockout is on elsewhere in the figure (the note says this part ignores it). */
-  function draw(flashed, labels, step, announce = false, whatIf = false) {
+  /** Draw `props` (see above). */
+  function draw(props) {
+    if (props.enabled !== undefined) size.disabled = !props.enabled;
+    if (props.flashed) drawStep(props.flashed, props.labels, props.step ?? 0, props.announce ?? false, props.whatIf ?? false);
+  }
+
+  /* Tile `step` of `flashed` for the tokens `labels`. */
+  function drawStep(flashed, labels, step, announce, whatIf) {
+    if (!(flashed.steps?.length > 0) || !Number.isInteger(step) || step < 0) {
+      throw new RangeError(`flash steps: flashed.steps must hold a tile and step be a whole number ≥ 0, got ${flashed.steps?.length} tiles, step ${step}`);
+    }
     setHidden(note, !whatIf);
     const clamped = Math.min(step, flashed.steps.length - 1);
     const moved = !current || current.step !== clamped || current.flashed !== flashed;
@@ -153,8 +169,8 @@ export function createFlashSteps(container, onChange, onRead) {
     const outputs = largest([flashed.output, flashed.reference_output]); // and one for the two outputs, side by side
     paintStrip(flashCanvas, [flashed.output], outputs);
     paintStrip(plainCanvas, [flashed.reference_output], outputs);
-    flashCanvas.setAttribute("aria-label", `output, tile by tile: ${Array.from(flashed.output, (x) => fixed(x, 2)).join(", ")}`);
-    plainCanvas.setAttribute("aria-label", `output, the ordinary way: ${Array.from(flashed.reference_output, (x) => fixed(x, 2)).join(", ")}`);
+    flashCanvas.setAttribute("aria-label", `output, tile by tile: ${listed(flashed.output)}`);
+    plainCanvas.setAttribute("aria-label", `output, the ordinary way: ${listed(flashed.reference_output)}`);
     const closing = resultText(flashed);
     setText(resultLine, closing.result);
     setText(memory, closing.memory);
@@ -164,11 +180,13 @@ export function createFlashSteps(container, onChange, onRead) {
     if (announce && moved) onRead(`${text.title} ${text.lines.join(" ")}`);
   }
 
-  /** Let the controls be used (false while the live model is not there to compute them). */
-  function enable(on) {
-    size.disabled = !on;
+  /** Remove every listener added here; empty the container. */
+  function destroy() {
+    listening.abort();
+    current = null;
+    container.replaceChildren();
   }
 
   clear("Waiting for the live model…");
-  return { draw, clear, enable };
+  return { draw, clear, destroy };
 }

@@ -7,16 +7,23 @@
  *       span.row    outline of the selected query's row
  *       span.caption "layer 1 · head 2"
  *
- * Input: `result.attention`, Float32Array [n_layer, n_head, T, T] of probabilities, and the view
- * state (layer, head, token). The canvases are repainted only when the result changes, from its
- * first changed token on (heatmap.js); a new selection only moves the outlines. Keyboard: one tab stop; arrow keys move between heads (Left,
- * Right) and layers (Up, Down), Home and End to the first and last; Enter or Space selects.
+ * createHeadsGrid(container, {config: {n_layer, n_head, block_size}, on: {pick(layer, head)}})
+ *   → {draw(props), clear(message), destroy()}
+ *   props: {result: {attention: Float32Array [n_layer × n_head × T × T] probabilities, shape: [n_layer,
+ *          n_head, T, T], ids: number[T], labels: string[T], whatIf?, knockout?, precomputed?},
+ *          state: {layer, head (1-based), token (0-based)}}
+ * The canvases are repainted only when the result changes, from its first changed token on
+ * (heatmap.js); a new selection only moves the outlines. Keyboard: one tab stop; arrow keys move
+ * between heads (Left, Right) and layers (Up, Down), Home and End to the first and last; Enter or
+ * Space selects.
  */
-import { focusedIn, setHidden } from "../lib/dom.js";
+import { element, focusedIn, setHidden } from "../lib/dom.js";
 import { firstChangedRow, paintHeatmap } from "../draw/heatmap.js";
 import { headOffset, keysSeen, percent, strongestKeys } from "../draw/numbers.js";
+import { attentionResult, wholeNumbers } from "../lib/check.js";
 
-function makeThumb(layer, head, onPick) {
+/* One head's thumbnail: its record {button, layer, head, canvas, rowMark}. */
+function makeThumb(layer, head, onPick, signal) {
   const button = document.createElement("button");
   button.type = "button";
   button.className = "thumb";
@@ -25,7 +32,6 @@ function makeThumb(layer, head, onPick) {
   const canvas = document.createElement("canvas");
   const row = document.createElement("span");
   row.className = "row";
-  Object.assign(button, { layer, head, canvas, rowMark: row });
   const frame = document.createElement("span");
   frame.className = "thumb-frame";
   frame.append(canvas, row);
@@ -34,19 +40,24 @@ function makeThumb(layer, head, onPick) {
   caption.textContent = `layer ${layer} · head ${head}`;
   caption.setAttribute("aria-hidden", "true"); // the button's aria-label says it, with the weights
   button.append(frame, caption);
-  button.addEventListener("click", () => onPick(layer, head));
-  return button;
+  button.addEventListener("click", () => onPick(layer, head), { signal });
+  return { button, layer, head, canvas, rowMark: row };
 }
 
-export function createHeadsGrid(container, config, onPick) {
-  const thumbs = [];
+export function createHeadsGrid(container, { config, on }) {
+  wholeNumbers("createHeadsGrid", "config", config, ["n_layer", "n_head", "block_size"]);
+  const listening = new AbortController(); // destroy() removes every listener added here
+  const { signal } = listening;
+  const thumbs = []; // one record per head, layer by layer (makeThumb)
   for (let layer = 1; layer <= config.n_layer; layer++) {
-    for (let head = 1; head <= config.n_head; head++) thumbs.push(makeThumb(layer, head, onPick));
+    for (let head = 1; head <= config.n_head; head++) thumbs.push(makeThumb(layer, head, on.pick, signal));
   }
+  const buttons = thumbs.map((thumb) => thumb.button);
+  const message = element("p", "panel-message");
   container.style.setProperty("--al-heads", String(config.n_head));
-  container.replaceChildren(...thumbs);
+  container.replaceChildren(...buttons);
   container.addEventListener("keydown", (event) => {
-    const at = thumbs.indexOf(focusedIn(container));
+    const at = buttons.indexOf(focusedIn(container));
     if (at < 0) return;
     const step = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -config.n_head, ArrowDown: config.n_head }[event.key];
     let next = step === undefined ? null : at + step;
@@ -55,11 +66,11 @@ export function createHeadsGrid(container, config, onPick) {
     if (next === null) return;
     event.preventDefault();
     if (next >= 0 && next < thumbs.length) {
-      for (const thumb of thumbs) thumb.tabIndex = -1;
-      thumbs[next].tabIndex = 0;
-      thumbs[next].focus();
+      for (const button of buttons) button.tabIndex = -1;
+      buttons[next].tabIndex = 0;
+      buttons[next].focus();
     }
-  });
+  }, { signal });
   let painted = null; // the result whose numbers the canvases show
 
   /* Each canvas is block_size × block_size pixels for good (never resized while typing); its CSS
@@ -78,16 +89,18 @@ export function createHeadsGrid(container, config, onPick) {
   }
 
   /** Draw `result` (see above) with the selection of `state`; repaints only for a new result. */
-  function draw(result, state) {
+  function draw({ result, state }) {
+    attentionResult("heads grid", result);
+    if (message.isConnected) container.replaceChildren(...buttons); // after clear()
     if (result !== painted) paint(result);
     const T = result.ids.length;
     const active = focusedIn(container);
-    const focused = thumbs.includes(active);
+    const focused = buttons.includes(active);
     for (const thumb of thumbs) {
-      const { layer, head } = thumb;
+      const { layer, head, button } = thumb;
       const selected = layer === state.layer && head === state.head;
-      thumb.setAttribute("aria-pressed", String(selected));
-      thumb.tabIndex = (focused ? thumb === active : selected) ? 0 : -1; // one tab stop: the focused or the selected head
+      button.setAttribute("aria-pressed", String(selected));
+      button.tabIndex = (focused ? button === active : selected) ? 0 : -1; // one tab stop: the focused or the selected head
       const row = thumb.rowMark;
       setHidden(row, T === 0);
       let label = `layer ${layer}, head ${head}`;
@@ -99,9 +112,22 @@ export function createHeadsGrid(container, config, onPick) {
         const [key] = strongestKeys(weights, 1);
         label += `: «${result.labels[state.token]}» attends most to «${result.labels[key]}», ${percent(weights[key])}`;
       }
-      thumb.setAttribute("aria-label", label);
+      button.setAttribute("aria-label", label);
     }
   }
 
-  return { draw };
+  /** Show `text` instead of the thumbnails (the next draw puts them back). */
+  function clear(text) {
+    message.textContent = text;
+    container.replaceChildren(message);
+  }
+
+  /** Remove every listener added here; empty the container. */
+  function destroy() {
+    listening.abort();
+    container.replaceChildren();
+    painted = null;
+  }
+
+  return { draw, clear, destroy };
 }

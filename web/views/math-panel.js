@@ -11,47 +11,22 @@
  *   .math-output       the output Σ weight·v (1 × d_k) and the key whose weighted value is largest
  *   .cache-line        what the KV cache did on the last edit (kv_cache.cache_summary)
  *
- * Input: `explained`, the answer of Figure.explain (Float32Arrays: q [d_k], k and v T rows of [d_k],
- * scores, scaled (-Infinity where masked), weights, contributions [T]; weights_sum, dk, sqrt_dk), the result's
- * labels and cache, and the view state. Every number comes from Python; this module only formats
- * and draws them.
+ * createMathPanel(container, {on: {whatIf({scale} | {mask}), read(text)}}) → {draw(props), clear(message), destroy()}
+ *   whatIf: a checkbox changed (false: that step left out); read: each keyboard read-out, for the live region.
+ *   props (each group optional: a group left out keeps what is drawn):
+ *     explained: the answer of Figure.explain: {q, output: Float32Array [d_k]; k, v: Float32Array[T] of
+ *                [d_k] (an array of rows); scores, scaled (-Infinity where masked), weights,
+ *                contributions: Float32Array [T]; weights_sum, sqrt_dk: number; dk, layer, head (1-based),
+ *                token (0-based): number; scale, mask: boolean; knockout: [[layer, head], …]}
+ *     labels: string[T]; cache: kv_cache.cache_summary {computed: [first, last] | null, reused, bytes,
+ *                scores_per_head} | null                      (with explained)
+ *     enabled: boolean                                    the what-ifs usable (false while the live model loads)
+ * Every number comes from Python; this module only formats and draws them.
  */
-import { signedPixel } from "../draw/colour.js";
 import { element, setHidden, setText } from "../lib/dom.js";
-import { percent, strongestKeys, thousands } from "../draw/numbers.js";
+import { fixed, listed, percent, strongestKeys, thousands } from "../draw/numbers.js";
+import { paintStrip } from "../draw/strip.js";
 import { whenPaused } from "../lib/when-paused.js";
-
-const CELL_PX = 5; // CSS px per strip cell
-const MIN_HEIGHT_PX = 24; // a strip is a tab stop: at least 24 CSS px tall (one row: taller cells)
-
-/** The CSS size of a strip of `rows` (rows × columns numbers): {width, height}. */
-export function stripSize(rows) {
-  return { width: (rows[0]?.length ?? 0) * CELL_PX, height: Math.max(rows.length * CELL_PX, MIN_HEIGHT_PX) };
-}
-
-const fixed = (x, digits = 3) => (x < 0 ? "−" : "") + Math.abs(x).toFixed(digits); // a true minus sign
-
-/** Paint `rows` (rows × columns signed numbers) into `canvas`, one pixel per cell on colour.js's diverging
- *  scale from -limit to +limit, and size it (stripSize). */
-export function paintStrip(canvas, rows, limit) {
-  const height = rows.length;
-  const width = rows[0]?.length ?? 0;
-  if (canvas.width !== Math.max(width, 1) || canvas.height !== Math.max(height, 1)) {
-    canvas.width = Math.max(width, 1);
-    canvas.height = Math.max(height, 1);
-    const size = stripSize(rows);
-    canvas.style.width = `${size.width}px`;
-    canvas.style.height = `${size.height}px`;
-  }
-  if (height === 0 || width === 0) return;
-  const image = new ImageData(width, height);
-  const pixels = new Uint32Array(image.data.buffer);
-  for (let i = 0; i < height; i++) { // plain loops: a strip of 128 keys is painted on every keystroke
-    const row = rows[i];
-    for (let j = 0; j < width; j++) pixels[i * width + j] = signedPixel(row[j], limit);
-  }
-  canvas.getContext("2d").putImageData(image, 0, 0);
-}
 
 /** The first and last index of `rows` (a table body's rows, top to bottom) that the scroll box `box`
  *  shows now, or null where it shows none (the box is not laid out: its panel closed, its content
@@ -121,15 +96,18 @@ export function mathText(explained, labels, cache) {
     output: `«${labels[top]}» contributed most: its weighted value is the longest (${percent(explained.weights[top])} of its v).`,
     cache: describeCache(cache),
     strips: {
-      q: `q of «${query}», ${dk} numbers: ${Array.from(explained.q, (x) => fixed(x, 2)).join(", ")}`,
+      q: `q of «${query}», ${dk} numbers: ${listed(explained.q)}`,
       k: `Keys of all ${labels.length} tokens, ${dk} numbers each (one row per token); the table below lists each key's score`,
       v: `Values of all ${labels.length} tokens, ${dk} numbers each (one row per token); the table below lists each key's score`,
-      output: `output, ${dk} numbers: ${Array.from(explained.output, (x) => fixed(x, 2)).join(", ")}`,
+      output: `output, ${dk} numbers: ${listed(explained.output)}`,
     },
   };
 }
 
-export function createMathPanel(container, onWhatIf, onRead) {
+export function createMathPanel(container, { on }) {
+  const { whatIf: onWhatIf, read: onRead } = on;
+  const listening = new AbortController(); // destroy() removes every listener added here
+  const { signal } = listening;
   const formula = element("p", "math-formula");
   const whatIfs = element("fieldset", "what-ifs");
   whatIfs.append(element("legend", null, "What-ifs, for this head only"));
@@ -140,7 +118,7 @@ export function createMathPanel(container, onWhatIf, onRead) {
     box.type = "checkbox";
     box.checked = true;
     box.id = `what-if-${name}`;
-    box.addEventListener("change", () => onWhatIf({ [name]: box.checked }));
+    box.addEventListener("change", () => onWhatIf({ [name]: box.checked }), { signal });
     label.append(box, ` ${text}`);
     whatIfs.append(label);
     boxes[name] = box;
@@ -173,7 +151,7 @@ export function createMathPanel(container, onWhatIf, onRead) {
   const tableBox = scrollBox("math-table-box", "Each key's score and weight (scrolls)");
   tableBox.append(table);
   const rowWriter = whenPaused(table);
-  tableBox.addEventListener("scroll", rowWriter.now); // printed, when-paused.js writes every row too
+  tableBox.addEventListener("scroll", rowWriter.now, { signal }); // printed, when-paused.js writes every row too
   const output = element("div", "math-output");
   const outputCanvas = element("canvas");
   outputCanvas.dataset.name = "output";
@@ -222,10 +200,10 @@ export function createMathPanel(container, onWhatIf, onRead) {
   for (const canvas of [...Object.values(canvases), outputCanvas]) {
     canvas.tabIndex = 0;
     canvas.setAttribute("aria-describedby", readout.id);
-    canvas.addEventListener("pointermove", pointAt);
-    canvas.addEventListener("pointerdown", pointAt);
-    canvas.addEventListener("keydown", moveCursor);
-    canvas.addEventListener("focus", () => { if (current && cursor.name !== canvas.dataset.name) readCell(canvas.dataset.name, 0, 0); });
+    canvas.addEventListener("pointermove", pointAt, { signal });
+    canvas.addEventListener("pointerdown", pointAt, { signal });
+    canvas.addEventListener("keydown", moveCursor, { signal });
+    canvas.addEventListener("focus", () => { if (current && cursor.name !== canvas.dataset.name) readCell(canvas.dataset.name, 0, 0); }, { signal });
   }
 
   /** Show `text` instead of numbers (no tokens yet, or the live model still loading). */
@@ -238,8 +216,19 @@ export function createMathPanel(container, onWhatIf, onRead) {
     setHidden(message, false);
   }
 
-  /** Draw `explained` (see above) for the tokens `labels`, with `cache` (kv_cache.cache_summary). */
-  function draw(explained, labels, cache) {
+  /** Draw `props` (see above). */
+  function draw(props) {
+    if (props.enabled !== undefined) {
+      for (const box of Object.values(boxes)) box.disabled = !props.enabled;
+    }
+    if (props.explained) drawExplained(props.explained, props.labels, props.cache);
+  }
+
+  /* `explained` for the tokens `labels`, with `cache` (kv_cache.cache_summary). */
+  function drawExplained(explained, labels, cache) {
+    if (explained.scores?.length !== labels?.length) {
+      throw new TypeError(`math panel: explained has ${explained.scores?.length} scores for ${labels?.length} labels: they must agree`);
+    }
     const inView = content.hidden ? null : rowsInView(tableBox, body.rows);
     current = { explained, labels };
     if (cursor.name) readCell(cursor.name, cursor.i, cursor.j); // the cell read out, with the numbers drawn now
@@ -274,13 +263,16 @@ export function createMathPanel(container, onWhatIf, onRead) {
     setText(cacheLine, text.cache);
   }
 
-  /** Let the what-if checkboxes be used (false while the live model is not there to compute them). */
-  function enable(on) {
-    for (const box of Object.values(boxes)) box.disabled = !on;
+  /** Remove every listener added here and the rows waiting to be written; empty the container. */
+  function destroy() {
+    listening.abort();
+    rowWriter.nothingLater();
+    current = null;
+    container.replaceChildren();
   }
 
   clear("Waiting for the live model…");
-  return { draw, clear, enable };
+  return { draw, clear, destroy };
 }
 
 /** The KV cache line: what the last edit computed and reused, the memory held and the scores a head needs. */

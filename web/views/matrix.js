@@ -13,15 +13,21 @@
  *                       rewritten once the reader pauses (when-paused.js: its 128 rows would cost a
  *                       layout per keystroke), aria-busy="true" until then
  *
- * Input: `result.attention`, Float32Array [n_layer, n_head, T, T] of probabilities, `result.labels`,
- * and the view state (layer, head, token). Keyboard (the canvas is one tab stop): Up and Down move
- * the query, Home and End to the first and last token; Left and Right move the key read out (the box
- * scrolls to it; `onRead(text)` is given each keyboard read-out, for the live region).
+ * createMatrix(container, {on: {pick(index), read(text)}}) → {draw(props), clear(message), destroy()}
+ *   pick: a row (query, 0-based) clicked or moved to; read: each keyboard read-out, for the live region.
+ *   props (each group optional: a group left out keeps what is drawn):
+ *     result: {attention: Float32Array [n_layer × n_head × T × T] probabilities, shape: [n_layer, n_head,
+ *             T, T], ids: number[T], labels: string[T], whatIf?, knockout?, precomputed?},
+ *     state: {layer, head (1-based), token (0-based)}            the head and the query drawn
+ *     tile: {token, first, last} | null                         keys outlined as FlashAttention's tile
+ * Keyboard (the canvas is one tab stop): Up and Down move the query, Home and End to the first and
+ * last token; Left and Right move the key read out (the box scrolls to it).
  */
 import { firstChangedRow, paintHeatmap } from "../draw/heatmap.js";
 import { element, setHidden, setText } from "../lib/dom.js";
 import { whenPaused } from "../lib/when-paused.js";
 import { headOffset, keysSeen, percent, strongestKeys } from "../draw/numbers.js";
+import { attentionResult } from "../lib/check.js";
 
 const MIN_CELL = 3; // CSS px: 128 tokens still readable
 const MAX_CELL = 28;
@@ -53,7 +59,10 @@ export function describeRow(result, state, query) {
   return `«${result.labels[query]}» attends most to ${first}${rest.length ? `, then ${rest.join(", ")}` : ""}.`;
 }
 
-export function createMatrix(container, onPick, onRead) {
+export function createMatrix(container, { on }) {
+  const { pick: onPick, read: onRead } = on;
+  const listening = new AbortController(); // destroy() removes every listener added here
+  const { signal } = listening;
   const canvas = element("canvas");
   canvas.id = "matrix";
   canvas.tabIndex = 0;
@@ -82,6 +91,7 @@ export function createMatrix(container, onPick, onRead) {
   const body = element("tbody");
   table.append(caption, head, body);
   hidden.append(table);
+  const message = element("p", "panel-message");
   container.replaceChildren(box, readout, hidden);
 
   let shown = { result: null, layer: 0, head: 0, width: 0 }; // what the canvas and the labels hold, at which width
@@ -125,13 +135,13 @@ export function createMatrix(container, onPick, onRead) {
     return [clamp(((event.clientY - rect.top) / rect.height) * T), clamp(((event.clientX - rect.left) / rect.width) * T)];
   }
 
-  canvas.addEventListener("pointermove", (event) => { if (current?.result.ids.length) markCell(...cellAt(event)); });
-  canvas.addEventListener("pointerleave", unmarkCell);
-  canvas.addEventListener("click", (event) => { if (current?.result.ids.length) onPick(cellAt(event)[0]); });
+  canvas.addEventListener("pointermove", (event) => { if (current?.result.ids.length) markCell(...cellAt(event)); }, { signal });
+  canvas.addEventListener("pointerleave", unmarkCell, { signal });
+  canvas.addEventListener("click", (event) => { if (current?.result.ids.length) onPick(cellAt(event)[0]); }, { signal });
   rows.addEventListener("click", (event) => {
     const label = event.target.closest("[data-index]");
     if (label) onPick(Number(label.dataset.index));
-  });
+  }, { signal });
   canvas.addEventListener("keydown", (event) => {
     if (!current?.result.ids.length) return;
     const T = current.result.ids.length;
@@ -147,30 +157,36 @@ export function createMatrix(container, onPick, onRead) {
       cellMark.scrollIntoView({ block: "nearest", inline: "nearest" }); // a long text's matrix scrolls in its box
       onRead(readout.textContent);
     }
-  });
-  canvas.addEventListener("blur", unmarkCell);
+  }, { signal });
+  canvas.addEventListener("blur", unmarkCell, { signal });
   let width = 0; // the container's width in CSS px, as the ResizeObserver last reported it (read, not measured, per draw)
-  new ResizeObserver(([entry]) => {
+  const resizes = new ResizeObserver(([entry]) => {
     if (entry.contentRect.width === width) return;
     width = entry.contentRect.width;
     if (current && width > 0) paint(current.result, current.state);
-  }).observe(container);
+  });
+  resizes.observe(container);
 
   /* Row and column labels, one every `every` tokens; spans are reused, and each writes only what
-   * changed (a new text, or a new place when the cell size changed): typing rewrites one or two. */
+   * changed (a new text, or a new place when the cell size changed): typing rewrites one or two. Each
+   * axis keeps one record per label, {span, index (its token), place (CSS px along the axis)}. */
+  const labels = { rows: [], cols: [] };
+
   function drawLabels(result, cell) {
     const T = result.ids.length;
     const every = labelEvery(cell);
-    for (const [axis, along, across] of [[rows, "top", "height"], [cols, "left", "width"]]) {
+    for (const [axis, records, along, across] of [[rows, labels.rows, "top", "height"], [cols, labels.cols, "left", "width"]]) {
       const count = Math.ceil(T / every);
-      while (axis.children.length > count) axis.lastChild.remove();
+      while (records.length > count) records.pop().span.remove();
       for (let k = 0; k < count; k++) {
         const i = k * every;
-        const span = axis.children[k] ?? axis.appendChild(element("span"));
+        records[k] ??= { span: axis.appendChild(element("span")), index: undefined, place: undefined };
+        const record = records[k];
+        const { span } = record;
         if (span.textContent !== result.labels[i]) span.textContent = result.labels[i];
         const place = i * cell + cell / 2 - LABEL_PX / 2; // centred on its own cell
-        if (span.index === i && span.place === place) continue;
-        Object.assign(span, { index: i, place });
+        if (record.index === i && record.place === place) continue;
+        Object.assign(record, { index: i, place });
         span.dataset.index = String(i);
         span.style[along] = `${place}px`;
         span.style[across] = `${LABEL_PX}px`;
@@ -181,7 +197,7 @@ export function createMatrix(container, onPick, onRead) {
   let queryLabel = null; // the row label marked as the query's
 
   function markQueryLabel(token) {
-    const label = Array.prototype.find.call(rows.children, (span) => span.index === token) ?? null;
+    const label = labels.rows.find((record) => record.index === token)?.span ?? null;
     if (label === queryLabel) return;
     queryLabel?.classList.remove("query");
     label?.classList.add("query");
@@ -214,6 +230,7 @@ export function createMatrix(container, onPick, onRead) {
       canvas.width = canvas.height = 1;
       rows.replaceChildren();
       cols.replaceChildren();
+      labels.rows.length = labels.cols.length = 0;
       queryLabel = null;
       body.replaceChildren();
       return;
@@ -226,9 +243,16 @@ export function createMatrix(container, onPick, onRead) {
     shown = { result, layer: state.layer, head: state.head, width };
   }
 
-  /** Draw the selected head of `result` with the query of `state`; repaints only when the result
-   *  or the head changed, else moves the row outline. */
-  function draw(result, state) {
+  /** Draw `props` (see above): the selected head of `result` with the query of `state` (repainted only
+   *  when the result or the head changed, else the row outline moves), and the `tile`. */
+  function draw(props) {
+    if ("tile" in props) markTile(props.tile);
+    if (props.result) drawHead(props.result, props.state);
+  }
+
+  function drawHead(result, state) {
+    attentionResult("matrix", result);
+    if (message.isConnected) container.replaceChildren(box, readout, hidden); // after clear()
     current = { result, state };
     placeTile();
     if (result !== shown.result || state.layer !== shown.layer || state.head !== shown.head) paint(result, state);
@@ -250,8 +274,8 @@ export function createMatrix(container, onPick, onRead) {
     else readout.textContent = describeRow(result, state, state.token);
   }
 
-  /** Outline keys `tile.first`..`tile.last` of query `tile.token`'s row (a FlashAttention tile), or nothing for
-   *  null; kept, and placed again by each draw (a draw of a matrix out of view may come later: figure.js). */
+  /* Outline keys `tile.first`..`tile.last` of query `tile.token`'s row (a FlashAttention tile), or nothing for
+   * null; kept, and placed again by each draw (a draw of a matrix out of view may come later: figure.js). */
   function markTile(next) {
     tile = next;
     placeTile();
@@ -265,5 +289,22 @@ export function createMatrix(container, onPick, onRead) {
       left: `${(100 * tile.first) / T}%`, width: `${(100 * (tile.last - tile.first + 1)) / T}%` });
   }
 
-  return { draw, markTile };
+  /** Show `text` instead of the matrix (the next draw of a result puts it back). */
+  function clear(text) {
+    tableWriter.nothingLater();
+    message.textContent = text;
+    container.replaceChildren(message);
+  }
+
+  /** Remove every listener added here, stop watching the container's size, drop the table's write
+   *  waiting; empty the container. */
+  function destroy() {
+    listening.abort();
+    resizes.disconnect();
+    tableWriter.nothingLater();
+    container.replaceChildren();
+    current = null;
+  }
+
+  return { draw, clear, destroy };
 }

@@ -6,10 +6,20 @@
  *   .knockouts         one toggle button per head (aria-pressed): knocked out = its attention output
  *                      zeroed before c_proj at every position, a what-if
  *
- * Input: `predicted`, the answer of Figure.predict ({token, candidates: [{id, label, p, p_intact?,
- * delta?}], next: {id, label, p, rank} | null, knockout}), and the view state. Numbers are Python's.
+ * createNextToken(container, {config: {n_layer, n_head}, on: {knockout(layer, head)}}) → {draw(props), clear(message), destroy()}
+ *   knockout: a head's toggle pressed (1-based).
+ *   props (each group optional: a group left out keeps what is drawn):
+ *     predicted: the answer of Figure.predict {token (0-based), candidates: [{id, label, p, p_intact?,
+ *                delta?}], next: {id, label, p, rank} | null, knockout: [[layer, head], …]} | null
+ *     labels: string[T]                               the tokens (with predicted)
+ *     waiting: string | null                          with predicted null: why there is none (shown
+ *                                                     instead); null keeps the last prediction meanwhile
+ *     knockout: [[layer, head], …]                    the heads knocked out (1-based): their toggles pressed
+ *     enabled: boolean                                the toggles usable (false while the live model loads)
+ * Numbers are Python's.
  */
 import { percent, thousands } from "../draw/numbers.js";
+import { wholeNumbers } from "../lib/check.js";
 import { element } from "../lib/dom.js";
 
 const points = (delta) => `${delta < 0 ? "−" : "+"}${Math.abs(100 * delta).toFixed(1)} pts`;
@@ -30,7 +40,10 @@ export function nextText(predicted, labels) {
   };
 }
 
-export function createNextToken(container, config, onKnockout) {
+export function createNextToken(container, { config, on }) {
+  wholeNumbers("createNextToken", "config", config, ["n_layer", "n_head"]);
+  const listening = new AbortController(); // destroy() removes every listener added here
+  const { signal } = listening;
   const heading = element("p", "next-heading");
   const list = element("ol", "predictions");
   const actual = element("p", "actual");
@@ -43,26 +56,34 @@ export function createNextToken(container, config, onKnockout) {
       button.type = "button";
       Object.assign(button.dataset, { layer: String(layer), head: String(head) });
       button.setAttribute("aria-pressed", "false");
-      button.addEventListener("click", () => onKnockout(layer, head));
+      button.addEventListener("click", () => on.knockout(layer, head), { signal });
       knockouts.append(button);
-      toggles.push(button);
+      toggles.push({ button, key: `${layer}.${head}` });
     }
   }
   container.replaceChildren(heading, list, actual, knockouts);
 
-  /** Draw `predicted` for the tokens `labels`, with the knocked-out heads of `state`; with no
-   *  prediction, `waiting` says why (the last prediction stays while a new one is on its way). */
-  function draw(predicted, labels, state, waiting = null) {
-    const knocked = new Set(state.knockout.map(([layer, head]) => `${layer}.${head}`));
-    for (const button of toggles) button.setAttribute("aria-pressed", String(knocked.has(`${button.dataset.layer}.${button.dataset.head}`)));
-    if (!predicted) {
-      if (waiting) {
-        heading.textContent = waiting;
-        list.replaceChildren();
-        actual.textContent = "";
-      }
-      return;
+  /** Draw `props` (see above). */
+  function draw({ predicted, labels, waiting = null, knockout, enabled }) {
+    if (enabled !== undefined) {
+      for (const { button } of toggles) button.disabled = !enabled;
     }
+    if (knockout) {
+      const knocked = new Set(knockout.map(([layer, head]) => `${layer}.${head}`));
+      for (const { button, key } of toggles) button.setAttribute("aria-pressed", String(knocked.has(key)));
+    }
+    if (predicted) drawPredicted(predicted, labels);
+    else if (waiting) clear(waiting);
+  }
+
+  /** Show `text` instead of a prediction (the knockouts stay). */
+  function clear(text) {
+    heading.textContent = text;
+    list.replaceChildren();
+    actual.textContent = "";
+  }
+
+  function drawPredicted(predicted, labels) {
     const text = nextText(predicted, labels);
     heading.textContent = text.heading;
     list.replaceChildren(...text.candidates.map((candidate) => {
@@ -76,10 +97,11 @@ export function createNextToken(container, config, onKnockout) {
     actual.textContent = text.actual;
   }
 
-  /** Let the knockout toggles be used (false while the live model is not there to compute them). */
-  function enable(on) {
-    for (const button of toggles) button.disabled = !on;
+  /** Remove every listener added here; empty the container. */
+  function destroy() {
+    listening.abort();
+    container.replaceChildren();
   }
 
-  return { draw, enable };
+  return { draw, clear, destroy };
 }

@@ -1,9 +1,13 @@
 /* The what-if banner above the chips: shown whenever the figure shows something the model does not
- * compute (a step of the selected head left out, or heads knocked out), and says which. */
-
+ * compute (a step of the selected head left out, or heads knocked out), and says which.
+ *
+ * createWhatIfBanner(banner, {}) → {draw(props), clear(message), destroy()}   (banner: a <p>)
+ *   props: {layer, head: number (1-based), whatIf: {scale: boolean, mask: boolean} (false: that step
+ *          left out of the selected head), knockout: [[layer, head], …] (1-based)}   (the view state)
+ */
 import { setHidden, setText } from "../lib/dom.js";
 
-/** What the view state's what-ifs are, as one sentence ("" when there are none). */
+/** What the view state's what-ifs are, as one sentence ("" when there are none); shared with export.js. */
 export function whatIfText(state) {
   const parts = [];
   const head = `layer ${state.layer}, head ${state.head}`;
@@ -13,9 +17,17 @@ export function whatIfText(state) {
   return parts.length ? `What-if: not what the model computes (${parts.join("; ")}).` : "";
 }
 
-/** Show in `banner` (a <p>) what the view state's what-ifs are, or hide it when there are none. */
-export function drawWhatIfBanner(banner, state) {
-  const text = whatIfText(state);
-  setText(banner, text);
-  setHidden(banner, text === "");
+export function createWhatIfBanner(banner) {
+  /** Show `text` in the banner, or hide it for "". */
+  function clear(text = "") {
+    setText(banner, text);
+    setHidden(banner, text === "");
+  }
+
+  return {
+    /** Say what the what-ifs of `state` (see above) are, or hide the banner when there are none. */
+    draw: (state) => clear(whatIfText(state)),
+    clear,
+    destroy: () => clear(""),
+  };
 }
