@@ -6,7 +6,7 @@ Chromium; numbers against CPython's Figure."""
 import pytest
 
 from support.axe import violations
-from support.figure_page import WAIT_MS, FigurePage, Watch, check_view
+from support.figure_page import WAIT_MS, FigurePage, Watch, above, check_view, ends_with, other_than
 
 PANELS = ["heads", "matrix", "math", "next"]
 
@@ -40,11 +40,11 @@ def open_panels(figure_page, names):
     for name in names:
         figure_page.open_panel(name)
     if "math" in names:  # with its part "Compute it as FlashAttention does" open too
-        figure_page.wait_until("() => document.querySelector('#math-view .math-table tbody tr') !== null", None)
+        figure_page.wait_for_panel("math")
         figure_page.page.locator("#flash-part > summary").click()
-        figure_page.wait_until("() => document.querySelector('#flash-view .flash-title')?.textContent !== ''", None)
+        figure_page.wait_for_panel("flash")
     if "next" in names:
-        figure_page.wait_until("() => document.querySelector('#next-view .predictions li') !== null", None)
+        figure_page.wait_for_panel("next")
 
 
 # 5. axe-core in every state
@@ -81,7 +81,7 @@ def test_axe_on_the_live_figure(browser, origin, axe_source, scheme, width, pane
         figure_page.page.locator("#what-if-scale").click()
         if "next" in panels:
             figure_page.page.locator(".knockouts button[data-layer='1'][data-head='1']").click()
-        figure_page.wait_until("() => !document.getElementById('what-if').hidden", None)
+        figure_page.wait_for_element("#what-if", hidden=False)
         assert violations(figure_page.page, axe_source) == []
     figure_page.page.context.close()
     watch.check()
@@ -116,25 +116,25 @@ def test_every_control_in_order_by_keyboard(browser_page, figure):
     last = len(figure_page.state()["ids"]) - 1
     for key, token in [("ArrowLeft", 4), ("ArrowLeft", 3), ("ArrowRight", 4), ("Home", 0), ("ArrowLeft", 0), ("End", last), ("ArrowRight", last)]:
         page.keyboard.press(key)
-        figure_page.wait_until("t => window.attentionLive.state().token === t", token)
+        figure_page.wait_for(token=token)
         assert focused(page)["index"] == str(token)
     page.keyboard.press("ArrowLeft")
     page.keyboard.press("Enter")  # Enter (and Space) keep the focused chip as the query
-    figure_page.wait_until("t => window.attentionLive.state().token === t", last - 1)
+    figure_page.wait_for(token=last - 1)
     check_view(figure_page, figure)
     # the radio groups: arrow keys choose the layer and the head
     page.locator("#heads input[value='3']").focus()
     page.keyboard.press("ArrowRight")
-    figure_page.wait_until("h => window.attentionLive.state().head === h", 4)
+    figure_page.wait_for(head=4)
     page.keyboard.press("ArrowLeft")
-    figure_page.wait_until("h => window.attentionLive.state().head === h", 3)
+    figure_page.wait_for(head=3)
 
 
 def test_the_math_strips_read_out_by_keyboard(browser_page):
     figure_page = browser_page
     figure_page.open_panel("math")
-    figure_page.wait_until("() => document.querySelector('#math-view .math-table tbody tr') !== null", None)
-    explained = figure_page.page.evaluate("window.attentionLive.explain()")
+    figure_page.wait_for_panel("math")
+    explained = figure_page.api("explain")
     readout = figure_page.page.locator("#strip-readout")
     figure_page.page.locator("canvas[data-name='k']").focus()
     figure_page.page.keyboard.press("ArrowDown")
@@ -152,11 +152,11 @@ def test_a_phone_with_touch_and_an_on_screen_keyboard(browser, origin):
     page.locator("#text").tap()
     page.keyboard.press("End")
     page.keyboard.type(" and")
-    figure_page.wait_until("t => window.attentionLive.state().text.endsWith(t)", " and")
+    figure_page.wait_for(text=ends_with(" and"))
     page.locator(".chip[data-index='2']").tap()  # one tap selects
-    figure_page.wait_until("i => window.attentionLive.state().token === i", 2)
+    figure_page.wait_for(token=2)
     page.locator("#heads label[data-value='1']").tap()
-    figure_page.wait_until("h => window.attentionLive.state().head === h", 1)
+    figure_page.wait_for(head=1)
     page.context.close()
     watch.check()
 
@@ -173,7 +173,7 @@ def test_chip_names_and_the_figure_heading(browser_page, figure):
     expected = lambda query: [f"«{label}» {attention[1, 2, query, j] * 100:.1f}%, token {j + 1} of {T}" if j <= query  # noqa: E731
                               else f"«{label}», token {j + 1} of {T}, masked (a later token)" for j, label in enumerate(state["tokens"])]
     # chosen by the API, the focus in none of them: the names come once the reader pauses
-    figure_page.wait_until("() => document.getElementById('tokens').getAttribute('aria-busy') === 'false'", None)
+    figure_page.wait_for_element("#tokens", attributes={"aria-busy": "false"})
     names = figure_page.page.eval_on_selector_all(".chip", "chips => chips.map(c => c.getAttribute('aria-label'))")
     assert names == expected(3)
     # the focus on a chip: the names change with the weights, in the same task (noted when the new
@@ -188,21 +188,11 @@ def test_chip_names_and_the_figure_heading(browser_page, figure):
     }""")
     figure_page.page.locator(".chip[data-index='3']").focus()
     figure_page.page.keyboard.press("ArrowLeft")
-    figure_page.wait_until("() => window.namesWhenPressed !== null", None)
+    figure_page.wait_for_global("namesWhenPressed", other_than(None))
     assert figure_page.page.evaluate("window.namesWhenPressed") == expected(2)
     order = figure_page.page.evaluate("""() => [...document.querySelectorAll('h1, #figure-description, #text, #layers')].map(e => e.id)""")
     assert order == ["figure-title", "figure-description", "text", "layers"]
     assert figure_page.page.evaluate("document.querySelector('main').getAttribute('aria-describedby')") == "figure-description"
-
-
-def listen(page):
-    """Record in window.spoken every text the live region (#announcer) takes from now on."""
-    page.evaluate("""() => {
-        window.spoken = [];
-        if (window.listening) return;
-        window.listening = new MutationObserver(() => spoken.push(document.getElementById('announcer').textContent));
-        window.listening.observe(document.getElementById('announcer'), { childList: true, characterData: true, subtree: true });
-    }""")
 
 
 def test_the_live_region_speaks_once_per_pause_and_once_per_choice(browser_page, figure):
@@ -210,27 +200,27 @@ def test_the_live_region_speaks_once_per_pause_and_once_per_choice(browser_page,
     page = figure_page.page
     assert page.locator("[aria-live='assertive'], [role='alert']:visible").count() == 0
     assert page.locator("#status").get_attribute("aria-live") is None  # the status line changes on hover: not spoken
-    listen(page)
+    figure_page.listen()
     box = page.locator("#text")
     box.fill("")
-    figure_page.wait_until("() => window.attentionLive.state().text === ''", None)
-    figure_page.wait_until("() => spoken.length > 0", None)
-    page.evaluate("spoken.length = 0")
+    figure_page.wait_for(text="")
+    figure_page.wait_for_spoken()
+    figure_page.forget_spoken()
     box.press_sequentially("Alice said.", delay=60)  # 11 characters, 60 ms apart
-    figure_page.wait_until("() => spoken.length > 0 && window.attentionLive.state().text === 'Alice said.'", None)
+    figure_page.wait_for_spoken(text="Alice said.")
     state = figure_page.state()
-    assert len(page.evaluate("spoken")) <= 2, page.evaluate("spoken")
-    last = page.evaluate("spoken.at(-1)")
+    assert len(figure_page.spoken()) <= 2, figure_page.spoken()
+    last = figure_page.spoken()[-1]
     assert last.startswith(f"{len(state['ids'])} tokens; layer {state['layer']}, head {state['head']}: «{state['tokens'][-1]}» attends most to «")
-    page.evaluate("spoken.length = 0")
+    figure_page.forget_spoken()
     figure_page.click_token(0)
-    figure_page.wait_until("() => spoken.length === 1", None)
-    assert page.evaluate("spoken") == [f"{len(state['ids'])} tokens; layer {state['layer']}, head {state['head']}: «{state['tokens'][0]}» attends most to «{state['tokens'][0]}» 100.0%."]
+    figure_page.wait_for_spoken(count=1)
+    assert figure_page.spoken() == [f"{len(state['ids'])} tokens; layer {state['layer']}, head {state['head']}: «{state['tokens'][0]}» attends most to «{state['tokens'][0]}» 100.0%."]
     figure_page.click_choice("heads", 1)
-    figure_page.wait_until("() => spoken.length === 2", None)
+    figure_page.wait_for_spoken(count=2)
     page.locator(".chip[data-index='1']").hover()  # a hover preview is for the eyes only
-    figure_page.wait_until("() => document.querySelector('.chip.preview') !== null", None)
-    assert len(page.evaluate("spoken")) == 2
+    figure_page.wait_for_element(".chip.preview", count=above(0))
+    assert len(figure_page.spoken()) == 2
 
 
 # 3. Display preferences
@@ -314,7 +304,7 @@ def test_reduced_motion_runs_no_animation(browser, origin):
     figure_page.click_token(2)
     figure_page.page.locator("#text").press("End")
     figure_page.page.keyboard.type(" x")
-    figure_page.wait_until("() => window.attentionLive.state().text.endsWith(' x')", None)
+    figure_page.wait_for(text=ends_with(" x"))
     assert figure_page.page.evaluate("document.getAnimations().length") == 0
     durations = figure_page.page.eval_on_selector_all(".chip, .thumb, button, summary", "es => [...new Set(es.map(e => getComputedStyle(e).transitionDuration))]")
     assert durations == ["0s"]
@@ -382,7 +372,7 @@ def test_focus_is_never_lost_to_the_page(browser_page):
     figure_page.open_panel("matrix")
     page.locator("#matrix").focus()
     figure_page.set_text("")  # no tokens: no chips, no matrix
-    figure_page.wait_until("() => document.activeElement.id === 'text'", None)
+    figure_page.wait_for_global("document.activeElement.id", "text")
     figure_page.open_panel("matrix", False)
 
 
@@ -392,19 +382,19 @@ def test_a_what_if_choice_is_said_once_with_its_numbers(browser_page):
     figure_page.set_text("Alice said nothing to the Queen at all")
     figure_page.select(layer=2, head=3)
     figure_page.open_panel("math")
-    listen(page)
+    figure_page.listen()
     for act in [lambda: page.locator("#what-if-scale").click(), lambda: figure_page.click_choice("heads", 1)]:
-        page.evaluate("spoken.length = 0")
+        figure_page.forget_spoken()
         act()
-        figure_page.wait_until("() => spoken.length > 0", None)
+        figure_page.wait_for_spoken()
         state = figure_page.state()
         strongest = max(state["weights"])
         page.wait_for_timeout(700)  # not a wait for readiness: a window longer than the announcer's 500 ms pause, in which nothing more may be said
-        spoken = page.evaluate("spoken")
+        spoken = figure_page.spoken()
         assert len(spoken) == 1 and "(a what-if, not the model's own numbers)" in spoken[0], spoken
         assert f"{strongest * 100:.1f}%" in spoken[0].split("attends most to")[1].split(",")[0], (spoken, strongest)
     page.locator("#what-if-scale").click()
-    figure_page.wait_until("() => window.attentionLive.state().whatIf.scale", None)
+    figure_page.wait_for(whatIf={"scale": True})
     figure_page.open_panel("math", False)
 
 
@@ -413,12 +403,13 @@ def test_an_error_met_again_is_said_again(browser, origin):
     page.route("**/build.json", lambda route: route.fulfill(status=404, body="not here"))
     page.goto(origin + "/")
     page.wait_for_selector("html[data-state='error']", state="attached", timeout=WAIT_MS)
-    listen(page)
-    error = page.locator("#status").text_content()
+    figure_page = FigurePage(page)
+    figure_page.listen()
+    error = figure_page.status()
     page.locator("#retry").focus()
     page.keyboard.press("Enter")
     page.wait_for_selector("#retry:not([hidden])", state="visible", timeout=WAIT_MS)
-    FigurePage(page).wait_until("e => spoken.length >= 2 && spoken.at(-1) === e", error)  # emptied, then said again
+    figure_page.wait_for_spoken(count=above(1), last=error)  # emptied, then said again
     assert page.evaluate("document.activeElement.id") in ("text", "retry")  # not lost to the body
     page.context.close()
     assert [p for p in watch.problems if "404" not in p] == [], watch.problems
@@ -429,7 +420,7 @@ def test_a_long_matrix_scrolls_with_the_keyboard_and_is_read_out(browser, origin
     page = figure_page.page
     figure_page.set_text("Alice was beginning to get very tired of sitting by her sister on the bank, " * 6)
     figure_page.open_panel("matrix")
-    listen(page)
+    figure_page.listen()
     page.locator("#matrix").focus()
     page.keyboard.press("Home")  # the first token as the query
     for _ in range(100):  # the key read out: 100 columns to the right, past the box's right edge at 320 px
@@ -439,6 +430,6 @@ def test_a_long_matrix_scrolls_with_the_keyboard_and_is_read_out(browser, origin
     assert page.evaluate("document.querySelector('.matrix-box').scrollLeft") > 0  # the marked cell is in view
     box, mark = (page.locator(selector).bounding_box() for selector in [".matrix-box", ".cell-mark"])
     assert box["x"] <= mark["x"] and mark["x"] + mark["width"] <= box["x"] + box["width"] + 1
-    figure_page.wait_until("t => spoken.at(-1) === t", f"«{state['tokens'][0]}» → «{state['tokens'][100]}»: masked, a later token (0%).")
+    figure_page.wait_for_spoken(last=f"«{state['tokens'][0]}» → «{state['tokens'][100]}»: masked, a later token (0%).")
     page.context.close()
     watch.check()
