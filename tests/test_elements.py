@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from attention_live.figure import MAX_TEXT_CHARS
-from support.figure_page import TOLERANCE, WAIT_MS, browser_context, course_site, worker_targets
+from support.figure_page import NOT_EMPTY, TOLERANCE, WAIT_MS, FigurePage, as_long_as, browser_context, course_site, last_item, length, worker_targets
 from support.axe import violations
 
 TEXTS = ("Alice said hello to the Rabbit.", "The Queen shouted at the Hatter", "Then the Mock Turtle sighed deeply")
@@ -76,11 +76,11 @@ def test_typing_in_one_changes_no_other(course_page, figure):
     box.click()
     box.press("End")
     box.type(" loudly")
-    page.wait_for_function("t => document.querySelectorAll('attention-live')[1].state().text === t", arg=TEXTS[1] + " loudly", timeout=WAIT_MS)
-    page.evaluate("() => document.querySelectorAll('attention-live')[1].ready")
-    page.wait_for_function("() => document.querySelectorAll('attention-live')[1].state().tokens.length > 0")
-    frame = page.frames[1]
-    frame.evaluate("() => window.attentionLive.select({layer: 1, head: 2, token: 1})")
+    second = FigurePage(page, "attention-live", nth=1)
+    second.wait_for(text=TEXTS[1] + " loudly")
+    second.ready()
+    second.wait_for(tokens=NOT_EMPTY)
+    FigurePage(page.frames[1]).select(layer=1, head=2, token=1)
     after = page.evaluate(STATES)
     assert_matches_cpython(after[1], figure, TEXTS[1] + " loudly")
     assert (after[3]["layer"], after[3]["head"], after[3]["token"]) == (1, 2, 1)
@@ -88,7 +88,7 @@ def test_typing_in_one_changes_no_other(course_page, figure):
     for i in (0, 2, 4):
         assert {k: v for k, v in after[i].items() if k != "runtime"} == {k: v for k, v in before[i].items() if k != "runtime"}, i
     page.locator("attention-live").nth(0).locator("label.choice[data-value='1']").first.click()  # layer 1 in the first
-    page.wait_for_function("() => document.querySelectorAll('attention-live')[0].state().layer === 1")
+    FigurePage(page, "attention-live", nth=0).wait_for(layer=1)
     checked = page.evaluate("""() => [...document.querySelectorAll('attention-live')].map((figure) =>
         [figure.shadowRoot.querySelector('#layers input:checked').value, String(figure.state().layer)])""")
     assert all(shown == chosen for shown, chosen in checked), checked  # each figure's radio groups are its own
@@ -114,7 +114,7 @@ def test_an_attribute_changes_the_view(course_page, figure):
         figure.setAttribute('layer', '2');
         figure.setAttribute('head', '9');  // no such head: the nearest, with a notice
     }""")
-    state = page.evaluate("() => document.querySelectorAll('attention-live')[2].state()")
+    state = FigurePage(page, "attention-live", nth=2).state()
     assert (state["layer"], state["head"]) == (2, figure.config.n_head)
     notice = page.locator("attention-live").nth(2).locator(".notice")
     assert "head" in notice.text_content() and notice.is_visible()
@@ -131,11 +131,11 @@ def test_a_text_attribute_with_a_lone_surrogate_is_taken_as_the_box_takes_it(cou
         errors.append(error)
 
     page.on("pageerror", record)
+    second = FigurePage(page, "attention-live", nth=1)
     try:
         page.evaluate("() => document.querySelectorAll('attention-live')[1].setAttribute('text', 'x\\uD83Dy')")
-        page.wait_for_function("""() => { const state = document.querySelectorAll('attention-live')[1].state();
-            return state.text === 'x\\uFFFDy' && state.ids.length > 0; }""", timeout=WAIT_MS)  # its tokens shown, not only its text taken
-        assert_matches_cpython(page.evaluate("() => document.querySelectorAll('attention-live')[1].state()"), figure, "x\ufffdy")
+        second.wait_for(text="x\ufffdy", ids=NOT_EMPTY)  # its tokens shown, not only its text taken
+        assert_matches_cpython(second.state(), figure, "x\ufffdy")
         added = page.evaluate("""async () => {
             const figure = document.createElement('attention-live');
             figure.setAttribute('text', '\\uDE00 new');
@@ -153,8 +153,7 @@ def test_a_text_attribute_with_a_lone_surrogate_is_taken_as_the_box_takes_it(cou
     finally:
         page.remove_listener("pageerror", record)
         page.evaluate("t => document.querySelectorAll('attention-live')[1].setAttribute('text', t)", TEXTS[1])
-        page.wait_for_function("""t => { const state = document.querySelectorAll('attention-live')[1].state();
-            return state.text === t && state.ids.length > 0; }""", arg=TEXTS[1], timeout=WAIT_MS)
+        second.wait_for(text=TEXTS[1], ids=NOT_EMPTY)
 
 
 def test_a_figure_below_the_fold_waits_until_scrolled_to(playwright, tmp_path, figure):
@@ -163,21 +162,21 @@ def test_a_figure_below_the_fold_waits_until_scrolled_to(playwright, tmp_path, f
     with course_site(tmp_path, {"lazy.html": body}) as url, browser_context(playwright, viewport={"width": 1000, "height": 700}) as context:
         page = context.new_page()
         page.goto(url + "/lazy.html")
-        page.evaluate("() => document.querySelector('attention-live').ready")
-        top = page.evaluate("() => document.querySelector('attention-live').state()")
-        assert top["runtime"]["figures"] == 1  # the one below has asked Python for nothing
-        low = page.evaluate("() => ({state: document.getElementById('low').dataset.state, runtime: document.getElementById('low').state().runtime})")
-        assert low == {"state": "waiting", "runtime": None}
+        top, low = FigurePage(page, "attention-live"), FigurePage(page, "#low")
+        top.ready()
+        first = top.state()
+        assert first["runtime"]["figures"] == 1  # the one below has asked Python for nothing
+        assert (page.locator("#low").get_attribute("data-state"), low.state()["runtime"]) == ("waiting", None)
         want = figure.analyse("The Queen said nothing")
-        page.wait_for_function("n => document.getElementById('low').shadowRoot.querySelectorAll('.chip').length === n", arg=len(want["ids"]), timeout=WAIT_MS)
-        early = page.evaluate("() => document.getElementById('low').state()")  # its tokens, from the running Python; no attention
+        low.wait_for_chips(len(want["ids"]))
+        early = low.state()  # its tokens, from the running Python; no attention
         assert (early["ids"], early["tokens"], early["weights"]) == (want["ids"], want["labels"], [])
         assert page.locator("#low .chip[data-weight]").count() == 0
-        assert page.evaluate("() => document.querySelector('attention-live').state().runtime.figures") == 1
+        assert top.state()["runtime"]["figures"] == 1
         page.locator("#low").scroll_into_view_if_needed()
-        page.wait_for_function("() => document.getElementById('low').dataset.state === 'ready'", timeout=WAIT_MS)
-        state = page.evaluate("() => document.getElementById('low').state()")
-        assert state["runtime"]["id"] == top["runtime"]["id"] and state["runtime"]["figures"] == 2
+        low.wait_for_state("ready")
+        state = low.state()
+        assert state["runtime"]["id"] == first["runtime"]["id"] and state["runtime"]["figures"] == 2
         assert_matches_cpython(state, figure, "The Queen said nothing")
 
 
@@ -190,9 +189,10 @@ def test_events_carry_the_state(playwright, tmp_path):
             document.addEventListener('attention-live:change', (event) => window.seen.push(event.detail.text));
         """)
         page.goto(url + "/events.html")
-        page.evaluate("() => document.querySelector('attention-live').ready")
-        page.evaluate("() => document.querySelector('attention-live').setText('Alice ran')")
-        page.wait_for_function("() => window.seen.at(-1) === 'Alice ran'", timeout=WAIT_MS)
+        element = FigurePage(page, "attention-live")
+        element.ready()
+        element.set_text("Alice ran")
+        element.wait_for_global("seen", last_item("Alice ran"))
         seen = page.evaluate("window.seen")
         assert seen.count("ready") == 1 and seen.index("ready") < seen.index("Alice ran")
 
@@ -214,8 +214,8 @@ def test_change_events_are_throttled_and_cost_nothing_unread(playwright, tmp_pat
         }""")
         page.locator("attention-live textarea").press("End")
         page.locator("attention-live textarea").press_sequentially(" and then she ran away", delay=20)
-        page.wait_for_function("() => window.uncounted().text === 'Alice and then she ran away'", timeout=WAIT_MS)
-        page.wait_for_function("() => window.events.length > 0 && performance.now() - window.events.at(-1) > 250", timeout=WAIT_MS)
+        page.wait_for_function("() => window.uncounted().text === 'Alice and then she ran away'", timeout=WAIT_MS)  # not state(): it counts
+        page.wait_for_function("() => window.events.length > 0 && performance.now() - window.events.at(-1) > 250", timeout=WAIT_MS)  # 250 ms quiet
         times = page.evaluate("window.events")
         assert len(times) >= 2 and all(b - a >= 199 for a, b in zip(times, times[1:])), times  # timers: never early
         assert page.evaluate("window.computed") == 0  # no listener read a detail
@@ -226,7 +226,7 @@ def test_change_events_are_throttled_and_cost_nothing_unread(playwright, tmp_pat
             for (const listener of [1, 2]) document.addEventListener('attention-live:change', (event) => window.details.push(event.detail.text));
             return document.querySelector('attention-live').setText('The Queen');
         }""")
-        page.wait_for_function("() => window.details.at(-1) === 'The Queen'", timeout=WAIT_MS)
+        FigurePage(page).wait_for_global("details", last_item("The Queen"))
         assert page.evaluate("[window.details.length % 2, window.computed === window.details.length / 2]") == [0, True]
 
 
@@ -253,10 +253,11 @@ def test_a_closed_page_gives_its_figures_back(playwright, tmp_path):
         first, second = context.new_page(), context.new_page()
         for page, name in ((first, "a.html"), (second, "b.html")):
             page.goto(f"{url}/{name}")
-            page.evaluate("() => document.querySelector('attention-live').ready")
-        first.wait_for_function("() => document.querySelector('attention-live').state().runtime.figures === 2", timeout=WAIT_MS)
+            FigurePage(page, "attention-live").ready()
+        element = FigurePage(first, "attention-live")
+        element.wait_for(runtime={"figures": 2})
         second.close()
-        first.wait_for_function("() => document.querySelector('attention-live').state().runtime.figures === 1", timeout=WAIT_MS)
+        element.wait_for(runtime={"figures": 1})
 
 
 def test_twenty_figures_share_one_python(playwright, tmp_path, figure):
@@ -276,7 +277,7 @@ def test_twenty_figures_share_one_python(playwright, tmp_path, figure):
             return figures.map((figure) => figure.state());
         }""")
         assert len(states) == 20 and len({s["runtime"]["id"] for s in states}) == 1
-        page.wait_for_function("() => document.querySelector('attention-live').state().runtime.figures === 20", timeout=WAIT_MS)
+        FigurePage(page, "attention-live").wait_for(runtime={"figures": 20})
         for state, text in zip(states, texts):
             assert_matches_cpython(state, figure, text)
 
@@ -291,7 +292,8 @@ def test_an_attribute_flood_leaves_the_last_value_shown(playwright, tmp_path, fi
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         page.goto(url + "/flood.html")
-        page.evaluate("() => document.querySelector('attention-live').ready")
+        element = FigurePage(page, "attention-live")
+        element.ready()
         page.evaluate("""async () => {
             const figure = document.querySelector('attention-live');
             for (let i = 0; i < 600; i += 1) {
@@ -302,9 +304,8 @@ def test_an_attribute_flood_leaves_the_last_value_shown(playwright, tmp_path, fi
             }
         }""")
         last = "The Queen said 599 times"
-        page.wait_for_function("t => { const s = document.querySelector('attention-live').state(); return s.text === t && s.matrix.length === s.ids.length; }",
-                               arg=last, timeout=WAIT_MS)
-        state = page.evaluate("() => document.querySelector('attention-live').state()")
+        element.wait_for(text=last, matrix=as_long_as("ids"))
+        state = element.state()
         assert (state["layer"], state["head"]) == (2, 4) and state["runtime"]["figures"] == 1
         assert_matches_cpython(state, figure, last)
         assert errors == []
@@ -316,11 +317,12 @@ def test_a_new_text_attribute_keeps_the_focus_in_the_figure(playwright, tmp_path
     with course_site(tmp_path, {"focus.html": f'<attention-live text="{TEXTS[1]}"></attention-live>'}) as url, browser_context(playwright) as context:
         page = context.new_page()
         page.goto(url + "/focus.html")
-        page.evaluate("() => document.querySelector('attention-live').ready")
-        page.wait_for_function("() => document.querySelector('attention-live').state().weights.length > 0", timeout=WAIT_MS)
+        element = FigurePage(page, "attention-live")
+        element.ready()
+        element.wait_for(weights=NOT_EMPTY)
         page.locator("attention-live .chip[tabindex='0']").focus()
         page.evaluate("() => document.querySelector('attention-live').setAttribute('text', 'Hi there')")
-        page.wait_for_function("() => document.querySelector('attention-live').state().text === 'Hi there'", timeout=WAIT_MS)
+        element.wait_for(text="Hi there")
         assert page.evaluate("() => [document.activeElement.tagName, document.querySelector('attention-live').shadowRoot.activeElement?.id]") == ["ATTENTION-LIVE", "text"]
 
 
@@ -332,13 +334,13 @@ def test_a_huge_text_attribute_is_cut_without_a_long_task(playwright, tmp_path, 
     with course_site(tmp_path, {"huge.html": '<attention-live text="Alice"></attention-live>'}) as url, browser_context(playwright) as context:
         page = context.new_page()
         page.goto(url + "/huge.html")
-        page.evaluate("() => document.querySelector('attention-live').ready")
+        element = FigurePage(page, "attention-live")
+        element.ready()
         page.evaluate("""() => { window.tasks = []; new PerformanceObserver((list) => window.tasks.push(...list.getEntries().map((e) => e.duration))).observe({ type: 'longtask' }); }""")
         page.evaluate("mb => document.querySelector('attention-live').setAttribute('text', 'The Queen said. '.repeat(Math.ceil(mb * 1e6 / 16)) + 'Alice')", megabytes)
-        page.wait_for_function("n => { const s = document.querySelector('attention-live').state(); return s.text.length === n && s.matrix.length === s.ids.length && s.ids.length > 0; }",
-                               arg=MAX_TEXT_CHARS, timeout=WAIT_MS)
+        element.wait_for(text=length(MAX_TEXT_CHARS), matrix=as_long_as("ids"), ids=NOT_EMPTY)
         text = ("The Queen said. " * 200 + "Alice")[-MAX_TEXT_CHARS:]  # its last characters: the same for any length
-        assert_matches_cpython(page.evaluate("() => document.querySelector('attention-live').state()"), figure, text)
+        assert_matches_cpython(element.state(), figure, text)
         notice = page.locator("attention-live .notice")
         assert notice.is_visible() and f"only its last {MAX_TEXT_CHARS:,}" in notice.text_content()
         page.evaluate("() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 100)))")
