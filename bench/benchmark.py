@@ -6,7 +6,7 @@ through the User Timing API (see web/figure/figure.js and web/runtime/python-cli
 
 * ``attention-live:first-paint``: the default sentence's figure is on screen (precomputed numbers);
 * ``attention-live:live``: the first live attention from Python is on screen (``data-state=ready``);
-* ``attention-live:worker:<step>`` (in the worker): the end of each loading step of web/runtime/worker/worker.js,
+* ``attention-live:worker:<step>`` (in the worker): the end of each loading step of web/runtime/worker/startup.js,
   for the start-up breakdown: pyodide.js loaded, Python restored with numpy, the
   project wheel installed, the model downloaded, the Figure made, every download checked;
 * ``attention-live:update``: one measure per edit, from the input event's timestamp (or the

@@ -52,7 +52,7 @@ def page(playwright):
     with browser_context(playwright) as context:
         page = context.new_page()
         page.set_content("<!doctype html><title>tar.js</title>")
-        page.add_script_tag(path=str(build.ROOT / "web" / "tar.js"))
+        page.add_script_tag(path=str(build.ROOT / "web" / "runtime" / "worker" / "tar.js"))
         yield page
 
 
@@ -103,7 +103,7 @@ def test_the_builds_numpy_is_written_file_for_file(page, origin):
         expected = {f"/site/{m.name}": hashlib.sha256(tar.extractfile(m).read()).hexdigest() for m in tar.getmembers() if m.isfile()}
     assert len(expected) > 300
     page.goto(f"{origin}/{folder.name}/build.json")  # the archive's origin, where tar.js is then added
-    page.add_script_tag(path=str(build.ROOT / "web" / "tar.js"))
+    page.add_script_tag(path=str(build.ROOT / "web" / "runtime" / "worker" / "tar.js"))
     written = page.evaluate("""async (url) => {
         const bytes = new Uint8Array(await (await fetch(url)).arrayBuffer());
         const files = [];

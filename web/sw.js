@@ -8,7 +8,7 @@
  *             after this worker's scope and the build; if any of it fails (a quota too small, in a
  *             private window or on a full disk), delete what was stored, so no half-written cache stays.
  *             Then, where the quota allows, Python's memory snapshot unzipped as well (25 MB), for the
- *             Python worker to start from on later visits (worker.js, storedCopy);
+ *             Python worker to start from on later visits (startup.js, storedCopy);
  *   activate  delete this scope's caches of other builds, and take control of open pages;
  *   fetch     index.html: the network first (never from the HTTP cache: a new deployment is seen at once), the
  *             stored copy when the network fails, for every address that serves it (the folder, index.html,

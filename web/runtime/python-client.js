@@ -1,6 +1,7 @@
 /* The page's side of the Python worker (worker.js), one for every figure of the page: request ids
  * mapped to promises (Pyodide's web-worker pattern), each request tagged with the figure it is for,
- * and each figure's texts coalesced (its newest edit wins, on its own).
+ * and each figure's texts coalesced (its newest edit wins, on its own). A request's fields are the
+ * keyword arguments of the Figure method it names (py/attention_live/figure.py), passed through.
  *
  *   figure A ─┐                        ┌─ SharedWorker "attention-live" (one per build, shared by this
  *   figure B ─┼─ PythonClient (page) ──┤   page, its same-origin iframes of the figure, other tabs)
@@ -20,7 +21,7 @@ import { workerURL } from "./trusted-types.js";
 
 const SILENT_MS = 45000; // while loading, this long without any message from the worker is a stall
 /* How long a new SharedWorker may stay silent before it counts as refused. Its first answer needs only
- * its own small scripts (worker.js and the three it imports, about 15 kB compressed): well under a
+ * its own small scripts (worker.js and the four it imports, about 15 kB compressed): well under a
  * second on a slow phone network; Chromium's refusal comes within 0.3 s. */
 const SHARED_SILENT_MS = 8000;
 
@@ -172,9 +173,12 @@ export class PythonClient {
       },
       /** Tokens and attention of `text` (a string, passed as data), with the heads of `knockout`
        *  ([[layer, head], ...], 1-based) knocked out and `whatIf` ({layer, head, scale, mask} or null)
-       *  applied to that head. Resolves with the worker's result. */
-      analyse: (text, { knockout = [], whatIf = null } = {}) => client.request({ type: "analyse", figure: number, text, knockout, whatIf }),
-      /** Ask Python for `type` ("explain", "flash" or "predict", see worker.js) with `fields`; resolves with its answer. */
+       *  applied to that head: Figure.analyse. Resolves with the worker's result. */
+      analyse: (text, { knockout = [], whatIf = null } = {}) => client.request({
+        type: "analyse", figure: number, text, knockout, what_if: whatIf && [whatIf.layer, whatIf.head, whatIf.scale, whatIf.mask],
+      }),
+      /** Ask Python for `type` ("explain", "flash" or "predict": the Figure method) with `fields`, its
+       *  keyword arguments; resolves with its answer. */
       ask: (type, fields) => client.request({ ...fields, type, figure: number }).then((message) => message.value),
       /** The figure is gone: its view in Python is dropped. */
       forget: () => {
