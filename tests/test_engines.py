@@ -19,7 +19,7 @@ import pytest
 
 import build
 from support import engines
-from support.figure_page import EXPORTED_IMAGE, TOLERANCE, course_site, serving
+from support.figure_page import EXPORTED_IMAGE, TOLERANCE, above, course_site, other_than, serving, starts_with
 from support.axe import WCAG_TAGS
 
 TEXTS = {
@@ -61,14 +61,10 @@ def live(engine, origin):
     assert problems == [], problems
 
 
-def state(page):
-    return page.evaluate("() => window.attentionLive.state()")
-
-
 def check_numbers(page, figure, text=None):
     """state() on screen equals CPython's figure for the text shown: ids, labels and the whole matrix of the
     selected head (within TOLERANCE, the tab's float32 numpy against CPython's); returns the state."""
-    shown = state(page)
+    shown = page.state()
     result = figure.analyse(shown["text"] if text is None else text)
     assert shown["ids"] == result["ids"] and shown["tokens"] == result["labels"]
     matrix = result["attention"][shown["layer"] - 1, shown["head"] - 1]
@@ -79,45 +75,45 @@ def check_numbers(page, figure, text=None):
 def test_live_with_cpythons_numbers(live, figure):
     assert check_numbers(live, figure)["text"].startswith("Then the Queen turned to Alice")
     for name, text in TEXTS.items():
-        live.evaluate("t => window.attentionLive.setText(t)", text)
+        live.set_text(text)
         expected = text.replace("\ud800", "\ufffd").replace("\r\n", "\n")  # the text box's rules (docs/api.md)
-        assert state(live)["text"] == expected, name
+        assert live.state()["text"] == expected, name
         check_numbers(live, figure, expected)
         assert live.evaluate("() => document.querySelectorAll('#tokens .chip').length") == len(figure.analyse(expected)["ids"])
 
 
 def test_typing_updates_the_chips(live, figure):
-    live.evaluate("() => window.attentionLive.setText('')")
+    live.set_text("")
     live.click("#text")
     live.type("#text", "Alice said hi")
-    live.wait_until("t => window.attentionLive.state().text === t && document.querySelectorAll('#tokens .chip').length > 0", "Alice said hi")
-    live.wait_until("n => document.querySelectorAll('#tokens .chip[data-weight]').length === n", len(figure.analyse("Alice said hi")["ids"]))
+    live.wait_for_chips(above(0), text="Alice said hi")
+    live.wait_for_chips(len(figure.analyse("Alice said hi")["ids"]), weighted=True)
     labels = live.evaluate("() => Array.from(document.querySelectorAll('#tokens .chip .label'), (e) => e.textContent)")
     assert labels == figure.analyse("Alice said hi")["labels"]
     check_numbers(live, figure)
 
 
-PANEL_DRAWN = {  # each panel's numbers on screen, for a text of t tokens
-    "heads": "() => document.querySelectorAll('#heads-grid button').length === 8",
-    "matrix": "t => document.getElementById('matrix').dataset.rows === String(t)",
-    "math": "t => document.querySelectorAll('#math-view .math-table tbody tr').length === t",
-    "next": "() => document.querySelectorAll('#next-view .predictions li').length === 5",
+PANEL_DRAWN = {  # each panel's numbers on screen (a wait), for a text of T tokens
+    "heads": lambda page, T: page.wait_for_element("#heads-grid button", count=8),
+    "matrix": lambda page, T: page.wait_for_element("#matrix", attributes={"data-rows": str(T)}),
+    "math": lambda page, T: page.wait_for_panel("math", rows=T),
+    "next": lambda page, T: page.wait_for_panel("next", rows=5),
 }
 
 
 def test_every_panel_opens_and_draws(live, figure):
     text = "Then the Queen turned to Alice and said, nothing at all"
-    live.evaluate("t => window.attentionLive.setText(t)", text)
-    live.wait_until("t => window.attentionLive.state().text === t", text)
+    live.set_text(text)
+    live.wait_for(text=text)
     T = len(figure.tokenizer.encode(text))
     # one after the other, each drawn before the next summary is clicked: a panel's numbers arrive
     # after it opens and push the summaries below it down, where a click already on its way would miss
     for panel, drawn in PANEL_DRAWN.items():
         live.click(f"#{panel}-panel > summary")
-        live.wait_until("p => window.attentionLive.state().panels[p]", panel)
-        live.wait_until(drawn, T)
+        live.wait_for(panels={panel: True})
+        drawn(live, T)
     # the matrix canvas: one pixel per cell, darker where the weight is larger (the colour scale is monotonic)
-    shown = state(live)
+    shown = live.state()
     row = live.evaluate("""q => { const c = document.getElementById('matrix'); const T = c.width;
         const data = c.getContext('2d').getImageData(0, q, T, 1).data;
         return Array.from({ length: T }, (_, j) => 0.2126 * data[4 * j] + 0.7152 * data[4 * j + 1] + 0.0722 * data[4 * j + 2]); }""", shown["token"])
@@ -126,13 +122,13 @@ def test_every_panel_opens_and_draws(live, figure):
     assert pairs and all(row[i] < row[j] for i, j in pairs), "the matrix's cells are not ordered like the weights"
     for panel in ("heads", "matrix", "math", "next"):
         live.click(f"#{panel}-panel > summary")
-        live.wait_until("p => !window.attentionLive.state().panels[p]", panel)
+        live.wait_for(panels={panel: False})
 
 
 def test_a_link_restores_its_view(page, origin, figure):
     text = "Alice said hello to the Queen"
     assert page.open(f"{origin}/#text={urllib.parse.quote(text)}&layer=1&head=2&token=3&panels=matrix") == "ready"
-    page.wait_until("t => window.attentionLive.state().text === t", text)
+    page.wait_for(text=text)
     shown = check_numbers(page, figure)
     assert (shown["layer"], shown["head"], shown["token"], shown["panels"]["matrix"]) == (1, 2, 2, True)  # the link's token is 1-based
 
@@ -151,10 +147,10 @@ def test_export_gives_a_well_formed_svg_and_png(live):
 
 
 def test_axe_finds_no_wcag_violation(live, axe_source):  # noqa: F811 (the fixture)
-    live.evaluate("() => window.attentionLive.setText('Then the Queen turned to Alice and said')")
+    live.set_text("Then the Queen turned to Alice and said")
     live.click("#math-panel > summary")
-    live.wait_until("() => document.querySelectorAll('#math-view .math-table tbody tr').length > 0")
-    live.wait_until("() => document.querySelector('[aria-busy=\"true\"]') === null")  # settled, as test_accessibility.violations
+    live.wait_for_panel("math")
+    live.wait_for_element("[aria-busy='true']", count=0)  # settled, as test_accessibility.violations
     if not live.evaluate("() => typeof window.axe === 'object'"):
         live.evaluate("() => {" + axe_source + "\n; return true; }")
     found = live.evaluate("""tags => axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] })
@@ -170,10 +166,10 @@ def test_offline_after_a_visit(page, tmp_path):
     server = build.make_server(0)
     with serving(server) as origin:
         assert page.open(origin + "/") == "ready"
-        page.wait_until("() => document.documentElement.dataset.offline !== undefined")
+        page.wait_for_element(":root[data-offline]", count=1)
         assert page.evaluate("() => document.documentElement.dataset.offline") == "ready"
     page.reload()  # the server is gone: everything comes from the offline copy
-    page.wait_until("() => document.documentElement.dataset.state !== 'loading'")
+    page.wait_for_state(other_than("loading"))
     assert page.evaluate("() => [document.documentElement.dataset.state, window.attentionLive.state().tokens.length]")[0] == "ready"
 
 
@@ -193,15 +189,14 @@ def test_a_buttons_answer_stays_until_the_view_changes(page, origin):
     while the text and the view are the ones it answered, whatever result arrives for them."""
     assert page.open(origin + "/") == "ready"
     page.click("#next-panel > summary")
-    page.wait_until("() => document.querySelectorAll('#next-view .predictions li').length === 5")
+    page.wait_for_panel("next", rows=5)
     page.click(".knockouts button[data-layer='2'][data-head='3']")  # its numbers are computed now
     page.click("#copy-link")  # "Link copied", or where the clipboard is refused the box with the link selected
     status = "() => document.getElementById('status').textContent"
-    page.wait_until(f"() => !({status})().startsWith('Query')")
+    page.wait_for_status(other_than(starts_with("Query")))
     said = page.evaluate(status)
     assert said.startswith(("Link copied", "The browser did not allow copying"))
-    text = page.evaluate("() => window.attentionLive.state().text")
-    page.evaluate("t => window.attentionLive.setText(t)", text)  # resolves once a result for this very view is shown
-    assert page.evaluate("() => window.attentionLive.state().knockout") == [{"layer": 2, "head": 3}] and page.evaluate(status) == said
-    page.evaluate("() => window.attentionLive.select({ token: 3 })")  # another view: the status line describes it
+    page.set_text(page.state()["text"])  # resolves once a result for this very view is shown
+    assert page.state()["knockout"] == [{"layer": 2, "head": 3}] and page.evaluate(status) == said
+    page.select(token=3)  # another view: the status line describes it
     assert page.evaluate(status).startswith("Query «␣turned» (token 4 of 16)")
