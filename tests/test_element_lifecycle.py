@@ -9,7 +9,7 @@ The course site is a plain static server whose ``attention-live/`` folder is ``d
 
 import numpy as np
 
-from support.figure_page import TOLERANCE, WAIT_MS, browser_context, course_site
+from support.figure_page import NOT_EMPTY, TOLERANCE, FigurePage, as_long_as, browser_context, course_site
 
 PAGE = ('<attention-live id="first" text="Alice said hello to the Rabbit."></attention-live>'
         '<attention-live id="second" text="The Queen shouted at the Hatter"></attention-live>')
@@ -42,10 +42,10 @@ def test_a_moved_element_keeps_its_figure_and_one_taken_out_lets_it_go(playwrigh
         page = context.new_page()
         page.goto(url + "/unit.html")
         page.evaluate(BOTH_READY)
+        first, second = FigurePage(page, "#first"), FigurePage(page, "#second")
         text = "Then the Queen turned to Alice and said"
         page.evaluate("""async t => { const first = document.getElementById('first');
             await first.setText(t); await first.select({ layer: 2, head: 3, token: 4 }); }""", text)
-        page.wait_for_function("() => true")  # Playwright's own window listeners, added by its first wait, counted in the baseline
         on_window = listeners(page, "[window]")
         # moved within one task: the same figure, its view and its Python view kept
         moved = page.evaluate("""async () => { const first = document.getElementById('first');
@@ -55,21 +55,20 @@ def test_a_moved_element_keeps_its_figure_and_one_taken_out_lets_it_go(playwrigh
         }""")
         assert (moved["state"]["layer"], moved["state"]["head"], moved["state"]["token"]) == (2, 3, 4)
         assert moved["same"] == text
-        page.wait_for_function("() => document.getElementById('second').state().runtime.figures === 2", timeout=WAIT_MS)
+        second.wait_for(runtime={"figures": 2})
         # taken out for longer than a task: its figure goes, with its Python view and its parts' listeners
         page.evaluate("() => { window.kept = document.getElementById('first'); window.parts = [...window.kept.shadowRoot.querySelectorAll('*')]; }")
         assert listeners(page, "window.parts") > 0  # the text box, the buttons, the disclosures, the chips
         page.evaluate("async () => { window.kept.remove(); await new Promise((resolve) => setTimeout(resolve, 50)); }")
-        page.wait_for_function("() => document.getElementById('second').state().runtime.figures === 1", timeout=WAIT_MS)
+        second.wait_for(runtime={"figures": 1})
         assert listeners(page, "window.parts") == 0
         # put back: a new figure on the view it showed, live, with CPython's numbers
         page.evaluate("() => { document.querySelector('main').prepend(window.kept); return window.kept.ready; }")
-        page.wait_for_function("t => { const s = window.kept.state(); return s.text === t && s.matrix.length === s.ids.length && s.ids.length > 0; }",
-                               arg=text, timeout=WAIT_MS)
-        state = page.evaluate("() => window.kept.state()")
+        first.wait_for(text=text, ids=NOT_EMPTY, matrix=as_long_as("ids"))
+        state = first.state()
         assert (state["layer"], state["head"], state["token"]) == (2, 3, 4)
         matches_cpython(state, figure, text)
-        page.wait_for_function("() => document.getElementById('second').state().runtime.figures === 2", timeout=WAIT_MS)
+        second.wait_for(runtime={"figures": 2})
         # three figures more: the window's listeners are the page's, not one per figure
         page.evaluate("""() => { for (const text of ['one', 'two', 'three']) { const more = document.createElement('attention-live');
             more.setAttribute('text', `Alice said ${text}`); document.querySelector('main').append(more); } }""")
