@@ -18,8 +18,9 @@ import pytest
 
 import build
 from conftest import WEIGHTS
-from support.figure_page import (ANOTHER_SITE, TOLERANCE, WAIT_MS, FigurePage, Watch, browser_context, check_view, course_site, drop_compressed_copies,
-                         parent_page, pixels_apart, serving, slow_link_server)
+from support.figure_page import (ANOTHER_SITE, NOT_EMPTY, TOLERANCE, WAIT_MS, FigurePage, Watch, browser_context, check_view, containing, course_site,
+                                 drop_compressed_copies, ends_with, matching, parent_page, pixels_apart, serving, slow_link_server, some_item,
+                                 starts_with)
 
 TEXT = "Then the Rabbit turned to Alice and cried, \"Come here at once!\""
 NO_FRAME_COMES = "() => new Promise((resolve) => { requestAnimationFrame(() => resolve(false)); setTimeout(() => resolve(true), 500); })"
@@ -73,8 +74,11 @@ def frame_named(page, name):
     return next(f for f in page.frames if f.name == name)
 
 
-def wait_for_message(page, name, kind):
-    page.wait_for_function(f"() => ofType({json.dumps(name)}, {json.dumps(kind)}).length > 0", timeout=WAIT_MS)
+def wait_for_message(page, name, kind, **data):
+    """Wait until the host has received a message of ``kind`` from the frame ``name`` (with ``data``'s
+    fields equal in it, where given)."""
+    page.wait_for_function("([name, kind, data]) => ofType(name, kind).some((m) => Object.entries(data).every(([k, v]) => m.data[k] === v))",
+                           arg=[name, kind, data], timeout=WAIT_MS)
 
 
 def ask(page, name, message):
@@ -140,7 +144,7 @@ def test_a_frame_from_another_site(playwright, origin, figure):
         assert ask(page, "alone", {"type": "attention-live:setText", "text": TEXT})["ok"] is True
         check_view(frame, figure)
         height = frame.page.evaluate("Math.ceil(document.documentElement.getBoundingClientRect().height)")
-        page.wait_for_function("h => ofType('alone', 'attention-live:resize').some((m) => m.data.height === h)", arg=height, timeout=WAIT_MS)
+        wait_for_message(page, "alone", "attention-live:resize", height=height)
     texts = {"first": "Alice said nothing.", "second": TEXT, "third": "The Mole and the Rat went down the river.", "fourth": "Toad cried."}
     frames = "".join(iframe(origin, name, "/?embed-origin=HOST_ORIGIN#" + urlencode({"text": text}, quote_via=quote)) for name, text in texts.items())
     frames += f'<div style="display: none">{iframe(origin, "hidden", "/?embed-origin=HOST_ORIGIN")}</div>'
@@ -153,7 +157,7 @@ def test_a_frame_from_another_site(playwright, origin, figure):
             text = texts.get(name, f"{TEXT} ({name})")
             if name not in texts:
                 assert ask(page, name, {"type": "attention-live:setText", "text": text})["ok"] is True
-            frame.wait_until("t => window.attentionLive.state().text === t", text)
+            frame.wait_for(text=text)
             check_view(frame, figure, laid_out=name != "hidden")
             assert page.evaluate("n => ofType(n, 'attention-live:resize').length", name) > 0
 
@@ -166,14 +170,14 @@ def test_several_figures_on_one_page(playwright, origin, figure):
         for name, text in texts.items():
             wait_for_message(page, name, "attention-live:ready")
             frame = FigurePage(frame_named(page, name))
-            frame.wait_until("t => window.attentionLive.state().text === t", text)
+            frame.wait_for(text=text)
             check_view(frame, figure)
         others = ("second", "third", "fourth")
         before = {name: FigurePage(frame_named(page, name)).state() for name in others}
         first = FigurePage(frame_named(page, "first"))
         first.page.locator("#text").press("End")
         first.page.locator("#text").press_sequentially(" Then she left.")
-        first.wait_until("t => window.attentionLive.state().text === t", texts["first"] + " Then she left.")
+        first.wait_for(text=texts["first"] + " Then she left.")
         check_view(first, figure)
         assert {name: FigurePage(frame_named(page, name)).state() for name in others} == before
 
@@ -183,26 +187,26 @@ def test_a_same_document_link(figure_in_context, playwright, origin, figure):
     page = figure_page.page
     figure_page.open_panel("math")
     page.locator("#what-if-scale").uncheck()  # a what-if: a link carries none, so following one ends it
-    figure_page.wait_until("() => !window.attentionLive.state().whatIf.scale", None)
+    figure_page.wait_for(whatIf={"scale": False})
     second = {"text": TEXT, "layer": 2, "head": 4, "token": 3, "panels": "matrix"}
     page.goto(f"{origin}/#{urlencode(second, quote_via=quote)}")  # the same page: only the fragment differs
-    figure_page.wait_until("t => window.attentionLive.state().text === t && window.attentionLive.state().ids.length > 0", TEXT)
+    figure_page.wait_for(text=TEXT, ids=NOT_EMPTY)
     state = check_view(figure_page, figure)
     assert (state["layer"], state["head"], state["token"], state["panels"]["matrix"]) == (2, 4, 2, True)
     assert state["whatIf"] == {"scale": True, "mask": True} and not state["panels"]["math"]
     page.goto(f"{origin}/#{urlencode({**second, 'layer': 9}, quote_via=quote)}")  # a bad value, as a fresh load reads it
-    figure_page.wait_until("() => window.attentionLive.state().layer === 2 && !window.attentionLive.state().panels.heads", None)
+    figure_page.wait_for(layer=2, panels={"heads": False})
     assert "The link asked for layer 9; this model has 2, so layer 2 is shown." in page.locator("#notice").text_content()
     page.go_back()  # the second link again
-    figure_page.wait_until("() => window.attentionLive.state().head === 4 && window.attentionLive.state().token === 2", None)
+    figure_page.wait_for(head=4, token=2)
     page.go_back()  # the first
-    figure_page.wait_until("t => window.attentionLive.state().text === t && window.attentionLive.state().ids.length > 0", "Alice said nothing.")
+    figure_page.wait_for(text="Alice said nothing.", ids=NOT_EMPTY)
     state = check_view(figure_page, figure)
     assert (state["layer"], state["head"], state["panels"]["matrix"]) == (1, 2, False)
     assert state["token"] == len(figure.analyse("Alice said nothing.")["ids"]) - 1  # no token in the link: the last, as a fresh load
     assert page.locator("#notice").is_hidden()  # and nothing to say about it
     figure_page.click_token(1)  # the next change writes the view shown, not an older one
-    figure_page.wait_until("() => location.hash.includes('token=2')", None)
+    figure_page.wait_for_link(hash=containing("token=2"))
     assert link_of(page)["text"] == "Alice said nothing." and link_of(page)["head"] == "2"
 
     with course_page(playwright, origin, iframe(origin, "figure", "/?embed-origin=x")) as (host, _):
@@ -210,7 +214,7 @@ def test_a_same_document_link(figure_in_context, playwright, origin, figure):
         host.evaluate("f => { const frame = document.querySelector('iframe'); frame.src = frame.src.split('#')[0] + '#' + f; }",
                       urlencode({"text": "The Queen said no.", "head": 1}, quote_via=quote))
         frame = FigurePage(frame_named(host, "figure"))
-        frame.wait_until("t => window.attentionLive.state().text === t && window.attentionLive.state().ids.length > 0", "The Queen said no.")
+        frame.wait_for(text="The Queen said no.", ids=NOT_EMPTY)
         assert check_view(frame, figure)["head"] == 1
 
 
@@ -218,13 +222,13 @@ def test_a_re_encoded_link(figure_in_context, origin, figure):
     figure_page, _ = figure_in_context("/#text=a+b%20c%2B")  # "+" and "%20" are both spaces
     assert figure_page.state()["text"] == "a b c+"
     figure_page.set_text("C++ and 1+1")
-    figure_page.wait_until("() => location.hash.includes('C%2B%2B')", None)
+    figure_page.wait_for_link(hash=containing("C%2B%2B"))
     fragment = urlsplit(figure_page.page.url).fragment
     assert "+" not in fragment and "C%2B%2B%20and%201%2B1" in fragment
     re_encoded = fragment.replace("+", "%2B")  # what a chat or an LMS does to a link: nothing, now
     figure_page.page.goto(f"{origin}/?again#{re_encoded}")
     assert figure_page.settled() == "ready"
-    figure_page.wait_until("t => window.attentionLive.state().text === t", "C++ and 1+1")
+    figure_page.wait_for(text="C++ and 1+1")
     check_view(figure_page, figure)
 
 
@@ -240,11 +244,11 @@ def test_the_last_change_before_leaving(figure_in_context, figure):
     page.locator("#text").press_sequentially(" and typed")
     page.reload()  # at once after typing
     assert figure_page.settled() == "ready"
-    figure_page.wait_until("t => window.attentionLive.state().text === t", "Copied at once and typed")
+    figure_page.wait_for(text="Copied at once and typed")
     page.locator("#heads label[data-value='4']").click()
     page.reload()
     assert figure_page.settled() == "ready"
-    figure_page.wait_until("() => window.attentionLive.state().head === 4", None)
+    figure_page.wait_for(head=4)
     check_view(figure_page, figure)
 
 
@@ -262,16 +266,16 @@ def test_the_last_change_before_leaving_stays_with_its_own_figure(playwright, or
             wait_for_message(page, name, "attention-live:ready")
             frame = FigurePage(frame_named(page, name))
             frame.page.locator("#text").fill(text)
-            frame.wait_until("t => window.attentionLive.state().text === t", text)
+            frame.wait_for(text=text)
         for name, text in typed.items():  # each link written: each frame has left its pending link
-            FigurePage(frame_named(page, name)).wait_until("t => new URLSearchParams(location.hash.slice(1)).get('text') === t", text)
+            FigurePage(frame_named(page, name)).wait_for_link(text=text)
 
     def texts_shown(page):
         shown = {}
         for name in typed:
             wait_for_message(page, name, "attention-live:ready")
             frame = FigurePage(frame_named(page, name))
-            frame.wait_until("() => window.attentionLive.state().ids.length > 0", None)
+            frame.wait_for(ids=NOT_EMPTY)
             shown[name] = check_view(frame, figure)["text"]
         return shown
 
@@ -298,7 +302,7 @@ def test_offline_at_another_address(playwright, figure):
             page = FigurePage(watch.page(context.new_page()))
             page.open(url + address)
             if text:
-                page.wait_until("t => window.attentionLive.state().text === t", text)
+                page.wait_for(text=text)
             check_view(page, figure)
             page.page.close()
     watch.check()
@@ -404,10 +408,10 @@ def test_a_huge_text_from_a_host_or_a_paste(playwright, origin, figure, figure_i
     page.locator("#text").fill("")
     figure_page.watch_long_tasks()
     page.locator("#text").press("ControlOrMeta+V")  # a real paste: the browser never lays out the megabyte
-    figure_page.wait_until("() => window.attentionLive.state().text.endsWith('shouted. ')", None)
+    figure_page.wait_for(text=ends_with("shouted. "))
     assert "keeps the last 20,000 characters" in page.locator("#notice").text_content()
     page.locator("#text").press_sequentially("Yes!")  # the box is capped: keystrokes are cheap again
-    figure_page.wait_until("() => window.attentionLive.state().text.endsWith('Yes!')", None)
+    figure_page.wait_for(text=ends_with("Yes!"))
     assert figure_page.longest_task_ms() < 200
     kept = page.evaluate("document.getElementById('text').value")
     assert len(kept) == 20000 and kept == (pasted + "Yes!")[-20000:]
@@ -424,13 +428,13 @@ def test_chatty_messages(playwright, origin):
             frame.page.locator(f".chip[data-index='{index % 16}']").hover()
         page.mouse.move(0, 0)
         frame.click_token(3)  # one real change after the hovers: the host hears of it, once
-        page.wait_for_function("() => ofType('figure', 'attention-live:state').length > 0")
+        wait_for_message(page, "figure", "attention-live:state")
         assert page.evaluate("ofType('figure', 'attention-live:state').map(m => m.data.state.token)") == [3]
         page.evaluate("() => { received.length = 0; }")
         started = time.monotonic()
         frame.page.locator("#text").press("End")
         frame.page.locator("#text").press_sequentially(" and then she ran away", delay=20)
-        frame.wait_until("t => window.attentionLive.state().text.endsWith(t)", " and then she ran away")
+        frame.wait_for(text=ends_with(" and then she ran away"))
         page.wait_for_function("() => ofType('figure', 'attention-live:state').at(-1)?.data.state.text.endsWith(' away')")
         seconds = time.monotonic() - started
         times = page.evaluate("ofType('figure', 'attention-live:state').map(m => m.at)")
@@ -451,7 +455,7 @@ def test_content_moving_under_the_pointer(figure_in_context, width):
         chips.nth(index).scroll_into_view_if_needed()
         before = page.evaluate(tops)
         chips.nth(index).hover()
-        figure_page.wait_until("n => document.getElementById('status').textContent.includes(`(token ${n} of`)", index + 1)
+        figure_page.wait_for_status(containing(f"(token {index + 1} of"))
         after = page.evaluate(tops)
         assert after == before, f"hovering chip {index} moved the chips at {width} px"
         page.mouse.move(0, 0)
@@ -486,7 +490,7 @@ def test_a_very_high_pixel_ratio(figure_in_context):
     }""")
     assert max(size) <= 8192 and size[0] * size[1] <= 4096 * 4096 and min(size) > 600, size
     figure_page.page.locator("#save-png").click()
-    figure_page.wait_until("() => document.getElementById('status').textContent.startsWith('Saved')", None)
+    figure_page.wait_for_status(starts_with("Saved"))
     assert "instead of 10×" in figure_page.status()
 
 
@@ -505,7 +509,7 @@ def test_a_live_region_at_load(playwright, origin):
         figure_page.page.wait_for_timeout(1500)  # an observation window three times the announcer's pause, not a wait for readiness
         assert figure_page.page.evaluate("window.announced") == []
         figure_page.click_token(2)  # the reader acts: now it speaks
-        figure_page.wait_until("() => window.announced.length > 0", None)
+        figure_page.wait_for_global("announced", NOT_EMPTY)
         watch.check()
 
 
@@ -566,7 +570,7 @@ def test_a_later_visit_starts_python_from_the_stored_unzipped_snapshot(playwrigh
             figure_page.page.reload()
             assert figure_page.settled() == "ready", figure_page.status()
             assert figure_page.state()["runtime"]["snapshot"] == started_from
-            figure_page.page.evaluate("() => window.attentionLive.setText('Then the Queen turned to Alice and said')")
+            figure_page.set_text("Then the Queen turned to Alice and said")
             check_view(figure_page, figure)
 
 
@@ -607,9 +611,8 @@ def test_a_phone_s_network(playwright, figure, bits_per_second):
         figure_page = FigurePage(page)
         page.wait_for_selector(".chip[data-weight]", state="visible", timeout=WAIT_MS)  # the precomputed first paint
         page.locator(".chip[data-index='5']").click()  # usable meanwhile
-        assert page.evaluate("window.attentionLive.state().token") == 5
-        page.wait_for_function("() => /of [0-9.]+ MB · about [0-9]+ (s|min) left/.test(document.getElementById('status').textContent)",
-                               timeout=WAIT_MS)
+        assert figure_page.state()["token"] == 5
+        figure_page.wait_for_status(matching("of [0-9.]+ MB · about [0-9]+ (s|min) left"))
         assert figure_page.settled(timeout=15 * 60_000) == "ready", figure_page.status()
         assert "error" not in page.evaluate("window.states")
         check_view(figure_page, figure)
@@ -669,26 +672,9 @@ def figure_screenshot(page):
     return page.locator("attention-live").first.screenshot(animations="disabled", caret="hide")
 
 
-def first_figure_state(page):
-    return page.evaluate("() => document.querySelector('attention-live').state()")
-
-
 def check_element_view(page, figure):
     """The first element's state and chips equal CPython's for its text (check_view's checks)."""
-    return check_view(ElementPage(page), figure)
-
-
-class ElementPage(FigurePage):
-    """FigurePage for the first <attention-live> element of a course page (its parts in its shadow root)."""
-
-    def state(self):
-        return first_figure_state(self.page)
-
-    def chips(self):
-        return self.page.locator("attention-live").first.locator(".chip").evaluate_all("""chips => chips.map(c => ({
-            index: Number(c.dataset.index), weight: c.dataset.weight, masked: c.dataset.masked === "true",
-            label: c.querySelector(".label").textContent, percent: c.querySelector(".percent").textContent,
-            width: c.getBoundingClientRect().width}))""")
+    return check_view(FigurePage(page, "attention-live"), figure)
 
 
 def test_the_course_theme_s_css(playwright, tmp_path, figure):
@@ -710,7 +696,7 @@ def test_the_course_theme_s_css(playwright, tmp_path, figure):
             assert page.locator("attention-live").first.evaluate("(el) => el.shadowRoot.querySelector('#tokens').getBoundingClientRect().height") < 200
             for panel in ("heads", "matrix", "math", "next"):
                 page.locator(f"attention-live #{panel}-panel > summary").click()
-            page.wait_for_function("() => Object.values(document.querySelector('attention-live').state().panels).every(Boolean)")
+            FigurePage(page, "attention-live").wait_for(panels={"heads": True, "matrix": True, "math": True, "next": True})
             page.evaluate("() => new Promise((resolve) => setTimeout(resolve, 0))")
             page.locator("attention-live").first.evaluate("(el) => el.shadowRoot.querySelector('#heads-panel').scrollIntoView()")
             shots[name] = figure_screenshot(page)
@@ -763,9 +749,10 @@ def test_inside_another_component(playwright, tmp_path, figure):
     </script>""".replace("TEXT", ELEMENT_TEXT)
     with element_page(playwright, tmp_path, body=host) as page:
         figure_at = "document.querySelector('course-card').shadowRoot.querySelector('attention-live')"
-        page.evaluate(f"() => {figure_at}.ready")
-        page.wait_for_function(f"() => {figure_at}.state().weights.length > 0", timeout=WAIT_MS)
-        state = page.evaluate(f"() => {figure_at}.state()")
+        card = FigurePage(page, ("course-card", "attention-live"))
+        card.ready()
+        card.wait_for(weights=NOT_EMPTY)
+        state = card.state()
         result = figure.analyse(ELEMENT_TEXT)
         assert state["ids"] == result["ids"] and state["tokens"] == result["labels"]
         assert np.max(np.abs(np.asarray(state["weights"]) - result["attention"][1, 2, state["token"]])) <= TOLERANCE
@@ -780,15 +767,15 @@ def test_inside_another_component(playwright, tmp_path, figure):
         box.focus()
         box.press("End")
         page.keyboard.type(" Rabbit")
-        page.wait_for_function(f"t => {figure_at}.state().text === t && {figure_at}.state().tokens.length > 0", arg=ELEMENT_TEXT + " Rabbit", timeout=WAIT_MS)
+        card.wait_for(text=ELEMENT_TEXT + " Rabbit", tokens=NOT_EMPTY)
         page.locator("course-card attention-live .chip[tabindex='0']").focus()
-        before = page.evaluate(f"() => {figure_at}.state().token")
+        before = card.state()["token"]
         page.keyboard.press("ArrowLeft")
-        page.wait_for_function(f"t => {figure_at}.state().token === t", arg=before - 1, timeout=WAIT_MS)
+        card.wait_for(token=before - 1)
         assert page.evaluate(f"() => {figure_at}.shadowRoot.activeElement.dataset.index") == str(before - 1)
         page.evaluate("() => { window.heard = []; document.addEventListener('attention-live:change', (e) => window.heard.push(e.detail.text)); }")
-        page.evaluate(f"() => {figure_at}.setText('Alice said')")
-        page.wait_for_function("() => window.heard.includes('Alice said')", timeout=WAIT_MS)  # events cross the component's root (composed)
+        card.set_text("Alice said")
+        FigurePage(page).wait_for_global("heard", some_item("Alice said"))  # events cross the component's root (composed)
         exported = page.evaluate(f"""async () => {{
             const file = await {figure_at}.exportImage({{ format: "svg" }});
             return [file.type, file.size];
@@ -809,7 +796,7 @@ def test_trusted_types(playwright, tmp_path, figure, policy):
         check_element_view(page, figure)
         page.locator("attention-live textarea").press("End")
         page.locator("attention-live textarea").press_sequentially(" Rabbit")
-        page.wait_for_function("t => document.querySelector('attention-live').state().text === t", arg=ELEMENT_TEXT + " Rabbit", timeout=WAIT_MS)
+        FigurePage(page, "attention-live").wait_for(text=ELEMENT_TEXT + " Rabbit")
         check_element_view(page, figure)
         with browser_context(playwright) as context:  # the page really enforces Trusted Types (a refusal logs a console error: not on the watched page)
             other = context.new_page()
@@ -822,8 +809,9 @@ def test_trusted_types_without_the_figure_s_policy_says_what_to_allow(playwright
     with course_site(tmp_path, {"unit.html": ELEMENT}, page_headers={"Content-Security-Policy": policy}) as url, browser_context(playwright) as context:
         page = context.new_page()
         page.goto(url + "/unit.html")
-        page.wait_for_function("() => document.querySelector('attention-live').dataset.state === 'error'", timeout=WAIT_MS)
-        status = page.locator("attention-live #status").text_content()
+        element = FigurePage(page, "attention-live")
+        element.wait_for_state("error")
+        status = element.status()
         assert "attention-live" in status and "trusted-types" in status, status
 
 
@@ -850,7 +838,7 @@ def test_a_right_to_left_course_page(playwright, tmp_path, figure, width):
         assert look["out"] == [] and look["scroll"] <= 0, look
         arabic = "قالت أليس مرحبا"
         element.locator("textarea").fill(arabic)
-        page.wait_for_function("t => document.querySelector('attention-live').state().text === t", arg=arabic, timeout=WAIT_MS)
+        FigurePage(page, "attention-live").wait_for(text=arabic)
         assert element.locator("textarea").evaluate("(box) => getComputedStyle(box).direction") == "rtl"
         assert element.evaluate("(el) => getComputedStyle(el.shadowRoot.querySelector('#tokens')).direction") == "ltr"
 
@@ -885,8 +873,7 @@ OTHER_PAGE = '<p>Multi-head attention, in prose.</p><p><a data-instant href="uni
 
 def live_figure_equals_cpython(page, figure, text):
     """Wait until the page's (one) element shows ``text`` live, then check it against CPython."""
-    page.wait_for_function("""t => { const el = document.querySelector('attention-live');
-        return el?.state && el.dataset.state === 'ready' && el.state().text === t && el.state().weights.length > 0; }""", arg=text, timeout=WAIT_MS)
+    FigurePage(page, "attention-live").wait_for_state("ready", text=text, weights=NOT_EMPTY)
     return check_element_view(page, figure)
 
 
@@ -900,18 +887,20 @@ def test_the_site_s_own_navigation(playwright, tmp_path, figure):
         page = watch.page(watch.context(context).new_page())
         page.goto(url + "/other.html")  # the first page has no figure: the element's script is loaded, no element yet
         page.get_by_text("Back to the figure").click()
-        page.wait_for_function("() => window.swaps === 1")
+        on_page = FigurePage(page)  # the page itself, for what it holds
+        on_page.wait_for_global("swaps", 1)
         live_figure_equals_cpython(page, figure, ELEMENT_TEXT)
         for _ in range(2):  # away and back with the site's links, then with Back and Forward
             page.get_by_text("Next: multi-head attention").click()
-            page.wait_for_function("() => !document.querySelector('attention-live')")
+            on_page.wait_for_element("attention-live", count=0)
             page.get_by_text("Back to the figure").click()
             live_figure_equals_cpython(page, figure, ELEMENT_TEXT)
         page.go_back()
-        page.wait_for_function("() => !document.querySelector('attention-live')")
+        on_page.wait_for_element("attention-live", count=0)
         page.go_forward()
         state = live_figure_equals_cpython(page, figure, ELEMENT_TEXT)
-        page.wait_for_function("() => document.querySelector('attention-live').state().runtime.figures === 1", timeout=WAIT_MS)
+        element = FigurePage(page, "attention-live")
+        element.wait_for(runtime={"figures": 1})
         # a single-page app: the same element out and in 25 times, then 25 new ones in its place
         page.evaluate("""async () => {
             const figure = document.querySelector('attention-live'), parent = figure.parentElement;
@@ -928,6 +917,6 @@ def test_the_site_s_own_navigation(playwright, tmp_path, figure):
             }
         }""")
         live_figure_equals_cpython(page, figure, "Alice said 24")
-        page.wait_for_function("() => document.querySelector('attention-live').state().runtime.figures === 1", timeout=WAIT_MS)
-        assert state["runtime"]["id"] == first_figure_state(page)["runtime"]["id"]  # the same Python all along
+        element.wait_for(runtime={"figures": 1})
+        assert state["runtime"]["id"] == element.state()["runtime"]["id"]  # the same Python all along
     watch.check()
