@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import build
-from support.figure_page import TOLERANCE, WAIT_MS, Watch, browser_context, serving
+from support.figure_page import NOT_EMPTY, TOLERANCE, WAIT_MS, FigurePage, Watch, above, as_long_as, browser_context, serving
 
 TEXT = "Alice said hello to the Rabbit."
 FIGURE_HTML = f'<attention-live text="{TEXT}" layer="2" head="3"></attention-live>'
@@ -23,8 +23,6 @@ SUMMARIES = ["All heads at once", "This head's whole attention matrix", "Show th
 PANELS = ["heads", "matrix", "math", "next"]
 WIDTHS = [1280, 390]
 Site = namedtuple("Site", "url figure_path instant")  # instant: the theme swaps pages in without reloading
-LIVE = """(text) => { const el = document.querySelector('attention-live'); if (!el?.state) return false;
-    const s = el.state(); return s.text === text && s.ids.length > 0 && s.matrix.length === s.ids.length; }"""
 LAYOUT = r"""(el) => {
     const root = el.shadowRoot ?? el, box = el.getBoundingClientRect(), column = el.closest('article').getBoundingClientRect();
     const name = (e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + [...e.classList].map((c) => '.' + c).join('')
@@ -84,8 +82,7 @@ CHIPS = """(el) => [...(el.shadowRoot ?? el).querySelectorAll('.chip')].map((chi
     const label = chip.querySelector('.label');
     return {label: label.textContent, transform: getComputedStyle(label).textTransform};
 })"""
-DRAWN = """() => { const root = document.querySelector('attention-live').shadowRoot ?? document.querySelector('attention-live');
-    return !root.querySelector('[aria-busy="true"]') && !!root.querySelector('.math-table tbody tr') && !!root.querySelector('.predictions li'); }"""
+DRAWN = {"[aria-busy='true']": {"count": 0}, ".math-table tbody tr": {"count": above(0)}, ".predictions li": {"count": above(0)}}  # the panels' numbers, settled
 
 
 def generate(*arguments, cwd):
@@ -176,14 +173,15 @@ def figure_tab(playwright, site, width):
 def wait_live(page):
     """Wait, by signals, for the page's figure: its element defined (asking for .ready starts it), ready, and TEXT's attention shown."""
     page.wait_for_function("() => document.querySelector('attention-live')?.ready !== undefined", timeout=WAIT_MS)
-    page.evaluate("() => document.querySelector('attention-live').ready")
-    page.wait_for_function(LIVE, arg=TEXT, timeout=WAIT_MS)
+    element = FigurePage(page, "attention-live")
+    element.ready()
+    element.wait_for(text=TEXT, ids=NOT_EMPTY, matrix=as_long_as("ids"))
 
 
 def check_numbers(page, figure):
     """state() equals CPython's figure for TEXT: ids, tokens, the whole matrix of layer 2, head 3 and the
     selected query's row, within TOLERANCE."""
-    state = page.evaluate("() => document.querySelector('attention-live').state()")
+    state = FigurePage(page, "attention-live").state()
     result = figure.analyse(TEXT)
     assert (state["text"], state["ids"], state["tokens"]) == (TEXT, result["ids"], result["labels"])
     assert (state["layer"], state["head"]) == (2, 3)
@@ -211,10 +209,11 @@ def test_the_figure_is_right_and_fits_its_column(playwright, site, width, figure
     with figure_tab(playwright, site, width) as (page, _):
         check_numbers(page, figure)
         check_fits(page)
+        element = FigurePage(page, "attention-live")
         for name in PANELS:
             page.locator(f"attention-live [id$='{name}-panel'] > summary").click()
-            page.wait_for_function("n => document.querySelector('attention-live').state().panels[n]", arg=name, timeout=WAIT_MS)
-        page.wait_for_function(DRAWN, timeout=WAIT_MS)
+            element.wait_for(panels={name: True})
+        element.wait_for_elements(DRAWN)
         check_fits(page)
 
 
