@@ -51,8 +51,9 @@ def test_the_element_works_on_a_page_of_the_site(playwright, static_host, unpack
     with browser_context(playwright) as context:
         page = context.new_page()
         page.goto(f"{static_host}/x/unit.html")
-        page.evaluate("() => document.querySelector('attention-live').ready")
-        state = page.evaluate("() => document.querySelector('attention-live').state()")
+        element = FigurePage(page, "attention-live")
+        element.ready()
+        state = element.state()
         assert (state["layer"], state["head"]) == (1, 2) and state["ids"] == figure.analyse("The Hatter said nothing")["ids"]
 
 
@@ -83,8 +84,9 @@ def test_every_snippet_of_embed_html_goes_live(playwright, static_host, unpacked
                 (unpacked / "element.html").write_text(page_html, encoding="utf-8")
                 page = context.new_page()
                 page.goto(f"{static_host}/element.html")
-                page.evaluate("() => document.querySelector('attention-live').ready")
-                assert page.evaluate("() => document.querySelector('attention-live').state().tokens.length") > 0
+                element = FigurePage(page, "attention-live")
+                element.ready()
+                assert len(element.state()["tokens"]) > 0
             else:
                 (course / f"{snippet['name']}.html").write_text(page_html, encoding="utf-8")
                 page = context.new_page()
@@ -92,7 +94,7 @@ def test_every_snippet_of_embed_html_goes_live(playwright, static_host, unpacked
                 page.locator("iframe").scroll_into_view_if_needed()
                 frame = page.frames[1]
                 frame.wait_for_selector("html[data-state='ready']", state="attached", timeout=WAIT_MS)
-                assert frame.evaluate("() => window.attentionLive.state().tokens.length") > 0, snippet["name"]
+                assert len(FigurePage(frame).state()["tokens"]) > 0, snippet["name"]
                 if snippet["name"] == "iframe":  # its script sizes the frame to the figure
                     page.wait_for_function("() => document.querySelector('iframe').style.height !== ''", timeout=WAIT_MS)
             page.close()
