@@ -42,10 +42,7 @@ def table_rows(page):
 
 def wait_for_table(page, T, scaled):
     """Wait until the math table shows T rows for the query, with the query row's scaled score `scaled`."""
-    page.wait_until("""([T, token, scaled]) => {
-        const rows = document.querySelectorAll('.math-table tbody tr');
-        return rows.length === T && rows[token].cells[2].textContent === scaled;
-    }""", [T, TOKEN, scaled])
+    page.wait_for_elements({".math-table tbody tr": {"count": T}, f".math-table tbody tr:nth-child({TOKEN + 1}) > :nth-child(3)": {"text": scaled}})
 
 
 def shown(value):
