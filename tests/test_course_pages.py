@@ -524,7 +524,7 @@ LISTENER_TIME = """() => {  // the time the figure's own message listeners take,
 def test_a_fast_network_starts_python_from_its_snapshot(playwright, compressed):
     """The other side of test_a_phone_s_network: where the memory snapshot arrives sooner than the
     time it saves (here a local link at 1 Gbps), the worker fetches it before the figure is live,
-    whether the host compresses or not (worker.js, linkRate: a compressed download over
+    whether the host compresses or not (startup.js, linkRate: a compressed download over
     a fast link measures the browser's decoding, not the link)."""
     server, requested = slow_link_server(1e9, 0.0, compressed=compressed)
     with serving(server) as url, browser_context(playwright) as context:
@@ -576,7 +576,7 @@ def test_a_later_visit_starts_python_from_the_stored_unzipped_snapshot(playwrigh
 
 def test_a_later_visit_reads_numpy_straight_from_the_offline_copy(playwright):
     """On a visit where the offline copy holds the build, the worker reads numpy's tar from Cache
-    Storage itself (worker.js, storedOrFetched), not through a fetch. Seen with sw.js unregistered and
+    Storage itself (startup.js, storedOrFetched), not through a fetch. Seen with sw.js unregistered and
     the HTTP cache emptied after the first visit: the next visit asks the server for Pyodide's files
     again, but not for numpy (until the page registers sw.js again once live, and it stores the build)."""
     numpy = json.loads((build.build_folder() / "build.json").read_text())["packages"][0].rsplit("/", 1)[-1]

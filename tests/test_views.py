@@ -27,7 +27,7 @@ def page(browser_page):
     default = json.loads((WEIGHTS / "default_view.json").read_text(encoding="utf-8"))
     figure_page.page.set_viewport_size({"width": 1000, "height": 800})
     figure_page.set_text(TEXT)
-    figure_page.wait_until("t => window.attentionLive.state().text === t", TEXT)
+    figure_page.wait_for(text=TEXT)
     figure_page.select(layer=default["layer"], head=default["head"], token=default["token"])
     for name in ("heads", "matrix"):
         figure_page.open_panel(name, False)
@@ -44,7 +44,7 @@ def test_the_grid_shows_every_head_and_clicking_one_selects_it(page, figure):
     assert found == {(layer, head) for layer in range(1, config.n_layer + 1) for head in range(1, config.n_head + 1)}
     assert page.page.locator("#heads-grid [aria-pressed='true']").count() == 1
     page.page.locator("#heads-grid [data-layer='1'][data-head='2']").click()
-    page.wait_until("() => window.attentionLive.state().head === 2", None)
+    page.wait_for(head=2)
     state = check_view(page, figure)
     assert (state["layer"], state["head"]) == (1, 2)
     assert page.page.locator("#heads-grid [aria-pressed='true']").get_attribute("data-head") == "2"
@@ -67,7 +67,7 @@ def test_the_grid_is_one_tab_stop_moved_by_the_arrow_keys(page):
     page.page.keyboard.press("ArrowLeft")  # layer 2, head 3 -> head 2
     page.page.keyboard.press("ArrowUp")  # -> layer 1, head 2
     page.page.keyboard.press("Enter")
-    page.wait_until("() => window.attentionLive.state().layer === 1", None)
+    page.wait_for(layer=1)
     assert (page.state()["layer"], page.state()["head"]) == (1, 2)
 
 
@@ -108,14 +108,14 @@ def test_pointing_at_and_clicking_the_matrix(page, figure):
     page.point_at_cell(3, 0)
     page.page.mouse.down()
     page.page.mouse.up()
-    page.wait_until("() => window.attentionLive.state().token === 3", None)
+    page.wait_for(token=3)
     check_view(page, figure)
     page.page.locator(".matrix-rows [data-index='0']").click()
-    page.wait_until("() => window.attentionLive.state().token === 0", None)
+    page.wait_for(token=0)
     page.page.locator("#matrix").focus()
     page.page.keyboard.press("ArrowDown")
     page.page.keyboard.press("ArrowDown")
-    page.wait_until("() => window.attentionLive.state().token === 2", None)
+    page.wait_for(token=2)
     page.page.keyboard.press("ArrowLeft")
     assert page.page.locator("#matrix-readout").text_content().startswith(f"«{labels[2]}» → «{labels[1]}»")
     check_view(page, figure)
@@ -125,7 +125,7 @@ def test_the_matrix_text_alternative_lists_each_querys_top_keys(page, figure):
     page.open_panel("matrix")
     state = page.state()
     attention = figure.analyse(state["text"])["attention"][state["layer"] - 1, state["head"] - 1]
-    page.wait_until("() => document.getElementById('matrix-table').getAttribute('aria-busy') === 'false'", None)
+    page.wait_for_element("#matrix-table", attributes={"aria-busy": "false"})
     rows = page.page.eval_on_selector_all("#matrix-table tbody tr", "rows => rows.map(r => Array.from(r.cells, c => c.textContent))")
     assert len(rows) == len(state["ids"])
     for i, row in enumerate(rows):
@@ -140,7 +140,7 @@ def test_phone_width_and_a_full_context(page, figure):
     page.open_panel("matrix")
     text = ("The Mock Turtle sighed deeply, and began, in a voice sometimes choked with sobs, to sing this. " * 12)
     page.set_text(text)
-    page.wait_until("t => window.attentionLive.state().text === t", text)
+    page.wait_for(text=text)
     state = page.state()
     assert len(state["ids"]) == figure.config.block_size
     assert page.page.evaluate("document.documentElement.scrollWidth") <= 390
@@ -195,7 +195,7 @@ def test_a_resting_mark_reads_the_numbers_drawn_now(page, figure):
     page.page.locator("#matrix").focus()
     page.page.keyboard.press("ArrowLeft")  # reads (3, 2)
     page.page.keyboard.press("ArrowDown")  # the query moves to 4: the mark follows it
-    page.wait_until("() => window.attentionLive.state().token === 4", None)
+    page.wait_for(token=4)
     weight = figure.analyse(text)["attention"][0, 0, 4, 2]
     assert page.page.locator("#matrix-readout").text_content() == f"«{labels[4]}» → «{labels[2]}»: {weight * 100:.1f}%."
 
@@ -212,7 +212,7 @@ def test_empty_text_shows_no_heatmap(page):
 def test_after_a_click_the_grid_is_still_one_tab_stop(page):
     page.open_panel("heads")
     page.page.locator("#heads-grid [data-layer='1'][data-head='1']").click()
-    page.wait_until("() => window.attentionLive.state().head === 1", None)
+    page.wait_for(head=1)
     assert page.page.eval_on_selector_all("#heads-grid button", "bs => bs.filter(b => b.tabIndex === 0).map(b => b.dataset.head)") == ["1"]
 
 
@@ -221,7 +221,7 @@ def test_matrix_labels_sit_on_their_own_cells_and_start_inside_the_box(page):
     for text in ("Everything themselves frightened understand Scarecrow something beautiful elephants continued.",
                  "The Mock Turtle sighed deeply, and began, in a voice sometimes choked with sobs, to sing this. " * 12):
         page.set_text(text)
-        page.wait_until("t => window.attentionLive.state().text === t", text)
+        page.wait_for(text=text)
         cells = page.page.locator("#matrix").bounding_box()
         box = page.page.locator(".matrix-box").bounding_box()
         T = len(page.state()["ids"])
