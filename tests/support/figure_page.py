@@ -90,52 +90,29 @@ FIGURE_MATCHES = """({ figure, look, expected }) => {
 }""".replace("FIND_FIGURE", FIND_FIGURE)
 
 
-def starts_with(text):
-    """Matches a string that starts with ``text`` (for FigureBase's waits, as every matcher here)."""
-    return {"$startsWith": text}
+def _matcher(key, what):
+    """A matcher maker for FigureBase's waits: ``make(value)`` gives {key: value}, which FIGURE_MATCHES
+    reads; ``what`` says what it matches."""
+    def make(value):
+        return {key: value}
+    make.__doc__ = f"Matches {what}."
+    return make
 
 
-def ends_with(text):
-    return {"$endsWith": text}
-
-
-def containing(text):
-    """Matches a string with ``text`` in it."""
-    return {"$includes": text}
-
-
-def matching(pattern):
-    """Matches a string in which the JavaScript regular expression ``pattern`` is found."""
-    return {"$regex": pattern}
-
-
-def other_than(value):
-    """Matches anything that does not match ``value``."""
-    return {"$not": value}
+starts_with = _matcher("$startsWith", "a string that starts with the text given")
+ends_with = _matcher("$endsWith", "a string that ends with the text given")
+containing = _matcher("$includes", "a string with the text given in it")
+matching = _matcher("$regex", "a string in which the JavaScript regular expression given is found")
+other_than = _matcher("$not", "anything that does not match the value given")
+some_item = _matcher("$some", "a list with an item that matches the value given")
+last_item = _matcher("$last", "a list whose last item matches the value given")
+length = _matcher("$length", "a list or string of as many items as given (a matcher too: length(above(0)))")
+above = _matcher("$above", "a number above the one given")
 
 
 def all_of(*matchers):
     """Matches what matches every one of ``matchers``."""
     return {"$all": list(matchers)}
-
-
-def some_item(value):
-    """Matches a list with an item that matches ``value``."""
-    return {"$some": value}
-
-
-def last_item(value):
-    """Matches a list whose last item matches ``value``."""
-    return {"$last": value}
-
-
-def length(n):
-    """Matches a list or string of ``n`` items (``n`` may be a matcher: length(above(0)))."""
-    return {"$length": n}
-
-
-def above(number):
-    return {"$above": number}
 
 
 def as_long_as(field):
