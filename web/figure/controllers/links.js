@@ -3,7 +3,7 @@
  * what it could not give said in the notice; and the fragment of the view on screen, for "Copy link"
  * and the address (page/page-link.js).
  */
-import { asInBox, boxed } from "../text-box.js";
+import { asInBox, boxed, lastChars } from "../text-box.js";
 import { linkFor, readView } from "../url-state.js";
 import { PANEL_NAMES, whatIfsOf } from "../view-state.js";
 
@@ -87,7 +87,7 @@ export function createLinks(figure, initialView) {
      *  unless the asked view's token waits for it. */
     fragment() {
       const maxChars = figure.manifest?.max_text_chars ?? Infinity;
-      const text = figure.text.length > maxChars ? Array.from(figure.text).slice(-maxChars).join("") : figure.text; // what the figure uses
+      const { text } = lastChars(figure.text, maxChars, (same) => same); // what the figure uses (its text is the box's already)
       const { result } = figure;
       const state = figure.viewState.get();
       return figure.newestShown && result && !result.precomputed ? linkFor(text, state, result.ids.length > 0)
