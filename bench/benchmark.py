@@ -54,7 +54,18 @@ Several figures (issue 21, ``measure_figures``): on a course page of <attention-
 cost of a second figure (an element, or a same-origin iframe) once one is live, of four in view, of
 five with four below the fold, and memory with four against one.
 
-Prints a table and writes a JSON report (``--report``, default ``dist/benchmark.json``).
+From page to page (issue 43, part 4, ``measure_page_to_page``): on a course site of two pages, each with
+an <attention-live> element and a link to the other, ms from a link's click (the next page's navigation
+start) to its figure live, over several clicks back and forth in each of several fresh contexts (the
+first click of each left out: the HTTP cache is still cold); with the worker asked for an extended
+lifetime (python-client.js, Chromium 148+), where the next page joins the Python the page before started,
+and with the option taken out, as in a browser without it (the page starts Python again: a warm start).
+Chromium runs without its back-forward cache (as Playwright launches it), which would keep the worker
+alive by itself. A second page that started Python again, with the option asked, makes the row "not
+supported".
+
+Prints a table and writes a JSON report (``--report``, default ``dist/benchmark.json``). ``--only
+page-to-page`` measures that part alone (prints it and writes ``dist/benchmark-page-to-page.json``).
 """
 
 import argparse
@@ -225,6 +236,64 @@ def measure_figures(playwright, runs):
     report["five_minus_one_ms"] = round(report["five_above_fold_ms"]["median"] - report["one_ms"]["median"], 1)
     report["memory_four_over_one"] = round(report["memory_four_mb"]["median"] / report["memory_one_mb"]["median"], 3)
     return report
+
+
+PAGE_TO_PAGE = {"one.html": f'<attention-live text="{FIGURE_TEXTS[0]}"></attention-live><p><a id="next" href="two.html">Next</a></p>',
+                "two.html": f'<attention-live text="{FIGURE_TEXTS[1]}"></attention-live><p><a id="next" href="one.html">Back</a></p>'}
+# Every SharedWorker made without extendedLifetime: a browser that does not have it (the page starts Python again)
+WITHOUT_EXTENDED_LIFETIME = """{
+    const Shared = window.SharedWorker;
+    window.SharedWorker = function SharedWorker(url, options) {
+        return new Shared(url, typeof options === "object" ? { ...options, extendedLifetime: false } : options);
+    };
+}"""
+ELEMENT_PYTHON = "() => document.querySelector('attention-live').state().runtime.id"
+PAGE_TO_PAGE_TARGET_MS = 400.0
+
+
+def measure_page_to_page(playwright, runs, clicks):
+    """The next page's figure live after a full navigation (issue 43, part 4; see the module's
+    docstring): for the extended lifetime ("extended") and without it ("off"), ``runs`` fresh contexts
+    of one browser, each a first page opened, then ``clicks`` link clicks back and forth, the first
+    left out; per click, ms from the next page's navigation start to its figure's attention-live:ready,
+    and whether it joined the Python of the page before (same runtime id). {"extended": {"live_ms":
+    summary, "joined": [joined, clicks measured]}, "off": ..., "supported": every "extended" click joined}."""
+    report = {}
+    with tempfile.TemporaryDirectory() as folder, course_site(Path(folder), PAGE_TO_PAGE) as url:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, "--disable-back-forward-cache"])
+        for lifetime in ("extended", "off"):
+            times, joined = [], 0
+            for run in range(runs):
+                context = browser.new_context()
+                context.add_init_script(READY_TIMES)
+                if lifetime == "off":
+                    context.add_init_script(WITHOUT_EXTENDED_LIFETIME)
+                page = context.new_page()
+                page.goto(f"{url}/one.html")
+                page.wait_for_function("() => window.readyTimes.length >= 1", timeout=120_000)
+                python = page.evaluate(ELEMENT_PYTHON)
+                for click in range(clicks):
+                    with page.expect_navigation():
+                        page.click("a#next")
+                    page.wait_for_function("() => window.readyTimes.length >= 1", timeout=120_000)
+                    before, python = python, page.evaluate(ELEMENT_PYTHON)
+                    if click > 0:
+                        times.append(page.evaluate("() => window.readyTimes[0]"))
+                        joined += python == before
+                context.close()
+            report[lifetime] = {"live_ms": summary(times), "joined": [joined, len(times)]}
+        browser.close()
+    report["supported"] = report["extended"]["joined"][0] == report["extended"]["joined"][1]
+    return report
+
+
+def page_to_page_line(row):
+    """The page-to-page rows as one line of the printed table."""
+    extended, off = row["extended"], row["off"]
+    shown = f"{extended['live_ms']['median']} ms" if row["supported"] else "not supported"
+    return (f"next page live after a full navigation (median of {extended['live_ms']['n']}): with the extended lifetime {shown} "
+            f"(joined the page before's Python {extended['joined'][0]} of {extended['joined'][1]}); "
+            f"without it {off['live_ms']['median']} ms (joined {off['joined'][0]} of {off['joined'][1]})")
 
 
 NETWORKS = {"4G": (9e6, 0.17), "slow 4G": (1.6e6, 0.15)}  # bits per second, seconds before each response
@@ -630,17 +699,21 @@ def targets(report):
              ("four figures in view: all live - one live (ms)", figures["four_minus_one_ms"], 300.0),
              ("memory, four figures / one", figures["memory_four_over_one"], 1.25),
              ("five figures: first live - one figure's (ms)", figures["five_minus_one_ms"], 100.0)]
+    page_to_page = report["page_to_page"]
+    rows.append(("next page live after a full navigation (median)",
+                 page_to_page["extended"]["live_ms"]["median"] if page_to_page["supported"] else "not supported", PAGE_TO_PAGE_TARGET_MS))
     for network, network_targets in NETWORK_TARGETS_MS.items():
         rows += [(f"{network}, first visit: {key.replace('_', ' ')} (median)", report["network"][network][key]["median"], target)
                  for key, target in network_targets.items()]
-    return [{"what": what, "value": value, "target": target, "met": value <= target} for what, value, target in rows]
+    return [{"what": what, "value": value, "target": target, "met": value <= target if isinstance(value, (int, float)) else None}
+            for what, value, target in rows]
 
 
 def print_table(report):
     print(f"\nmachine: {report['machine']}")
     print(f"\n{'target':45} {'measured':>10} {'target':>8}  met")
     for row in report["targets"]:
-        print(f"{row['what']:45} {row['value']:>10} {row['target']:>8}  {'yes' if row['met'] else 'NO'}")
+        print(f"{row['what']:45} {row['value']:>10} {row['target']:>8}  {'yes' if row['met'] else '-' if row['met'] is None else 'NO'}")
     print("\nupdate latency, ms: median / p95 to the frame that shows it [median / p95 to the DOM]")
     kinds = ("append", "edit_start", "paste")
     print(f"{'':12}" + "".join(f"{k:>30}" for k in kinds))
@@ -690,6 +763,7 @@ def print_table(report):
         print(f"{visit:8}" + "".join(f"{s['median']:>12}" for s in report["startup"][f"{visit}_ms"].values()))
     print(f"memory: {report['memory']}")
     print(f"several figures (median ms, MB): {json.dumps({k: v['median'] if isinstance(v, dict) else v for k, v in report['figures'].items()})}")
+    print(page_to_page_line(report["page_to_page"]))
     print(f"cold load: {report['bytes']['total']:,} bytes in {len(report['bytes']['files'])} files")
     print(f"first visit over a phone's network (median ms): {json.dumps({n: {k: v['median'] for k, v in r.items()} for n, r in report['network'].items()})}")
 
@@ -706,7 +780,20 @@ def main(argv=None):
                              "which move by 0.3-0.6 s from run to run, so five runs are not enough")
     parser.add_argument("--panel-runs", type=int, default=3, help="runs of the x4 rows per set of panels (issue 22: the median of three)")
     parser.add_argument("--panel-trials", type=int, default=60, help="appends per set of panels in each run")
+    parser.add_argument("--page-runs", type=int, default=3, help="fresh contexts for the page-to-page rows, with and without the extended lifetime")
+    parser.add_argument("--page-clicks", type=int, default=6, help="link clicks in each, the first left out")
+    parser.add_argument("--only", choices=("page-to-page",), help="measure this part alone (print it, write dist/benchmark-<part>.json)")
     args = parser.parse_args(argv)
+    if args.only == "page-to-page":
+        with serve_dist(), sync_playwright() as playwright:  # serve_dist: builds dist/ if missing
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            report = {"command": "bench/benchmark.py --only page-to-page", "machine": machine(browser)}
+            browser.close()
+            report["page_to_page"] = measure_page_to_page(playwright, args.page_runs, args.page_clicks)
+        path = ROOT / "dist" / "benchmark-page-to-page.json"
+        path.write_text(json.dumps(report, indent=2) + "\n")
+        print(f"machine: {report['machine']}\n{page_to_page_line(report['page_to_page'])}\nwrote {path}")
+        return
     weights = ROOT / "weights"
     figure = Figure((weights / "model.safetensors").read_bytes(), (weights / "tokenizer.json").read_bytes())
     with serve_dist() as origin, sync_playwright() as playwright:
@@ -715,6 +802,7 @@ def main(argv=None):
         report["startup"], report["bytes"] = measure_startup(playwright, origin, args.startup_runs)
         report["figures"] = measure_figures(playwright, args.figures_runs)
         report["network"] = measure_network(playwright, args.network_runs)
+        report["page_to_page"] = measure_page_to_page(playwright, args.page_runs, args.page_clicks)
         report["engines"] = measure_engines(playwright, origin, figure, args.engine_runs, args.repeats)
         page = browser.new_page()
         figure_page = FigurePage(page)

@@ -24,6 +24,17 @@ const SILENT_MS = 45000; // while loading, this long without any message from th
  * its own small scripts (worker.js and the four it imports, about 15 kB compressed): well under a
  * second on a slow phone network; Chromium's refusal comes within 0.3 s. */
 const SHARED_SILENT_MS = 8000;
+/* EXTENDED_LIFETIME: every SharedWorker is asked for `extendedLifetime: true` (HTML's SharedWorkerOptions,
+ * https://html.spec.whatwg.org/multipage/workers.html#dom-sharedworkeroptions-extendedlifetime; Chrome and
+ * Edge 148+), which keeps the worker, and the Python in it, running for a while after the last page using it
+ * has gone (4 to 5.5 minutes in Chromium 156: docs/benchmark-history.md, "From page to page"). Static course
+ * sites (MyST, Sphinx, MkDocs, plain HTML) load a whole new page on every link: with the option, the next
+ * page's figures join the Python that the page before started (its "init" is answered at once, worker.js)
+ * instead of starting one again. Firefox and Safari do not read the member (a WebIDL dictionary ignores
+ * members it does not define), so nothing changes there. Chromium fires `error` at a constructor whose
+ * extendedLifetime differs from that of the running worker of the same URL and name, which refusedShared
+ * then takes for a refusal; every page of one build asks the same (the worker's URL is in the build's
+ * folder), so only a hand-made page could differ. */
 
 export class PythonClient {
   /** @param {URL} url  the worker script (worker.js of the build's folder) */
@@ -76,7 +87,7 @@ export class PythonClient {
     let worker = null;
     if (typeof SharedWorker === "function" && !this.sharedRefused) {
       try {
-        worker = new SharedWorker(url, { name });
+        worker = new SharedWorker(url, { name, extendedLifetime: true }); // EXTENDED_LIFETIME, above
         this.port = worker.port;
         this.port.start();
       } catch {

@@ -151,11 +151,21 @@ function figureOf(connection, number) {
   return served.get(number);
 }
 
+/* The figure `number` of `connection` is gone: its view is dropped; with the connection's last figure, the
+ * connection itself (its map, and its place among those that hear broadcasts) until it asks again. A page
+ * that goes away forgets each of its figures (python-client.js, on pagehide), and a worker kept alive from
+ * page to page (python-client.js's EXTENDED_LIFETIME) serves hundreds of pages in turn: so what it keeps
+ * per page does not grow with them. */
 function forget(connection, number) {
-  const view = figures.get(connection)?.get(number);
+  const served = figures.get(connection);
+  const view = served?.get(number);
   if (!view) return;
   view.destroy();
-  figures.get(connection).delete(number);
+  served.delete(number);
+  if (served.size === 0) {
+    figures.delete(connection);
+    connections.delete(connection);
+  }
   broadcast({ type: "runtime", figures: figuresServed() });
 }
 
@@ -171,11 +181,11 @@ function sentence(error) {
 function serve(connection) {
   connection.onmessage = async (event) => {
     const message = event.data;
+    if (message.type !== "forget") connections.add(connection); // again, for a page that forgot its last figure and asks once more (forget)
     try {
       const { type, id, figure: number, ...keywords } = message;
       if (type === "init") {
         connection.postMessage({ type: "hello" }); // at once: the page knows that this worker runs (python-client.js)
-        connections.add(connection);
         started ??= startRuntime(message.base, message.manifest);
         await started;
         connection.postMessage({ type: "ready", runtime });
