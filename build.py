@@ -74,7 +74,8 @@ MODEL_FOLDER_FILES = (*WEIGHT_FILES, "default_view.json")  # a model folder: wei
 SNAPSHOT = "pyodide/snapshot.bin.gz"  # Python's memory after start-up, made by snapshot.mjs
 ESBUILD_NPM = "esbuild-wasm@0.28.2"  # bundles the page's modules (bundle_scripts)
 ESBUILD_NPM_INTEGRITY = "sha512-GccVwhv3mmOUVQHCQm2Ox/rby8n/EqUwvZxE6Pjfikrq/lWw9g9WX/u9EykWnpot3Ko6j426DgQdea2xWKIAQA=="
-BUNDLE_ENTRIES = ("page/page.js", "attention-live.js", "snippets/snippets-page.js")  # the module scripts of index.html, of course pages, of embed.html
+BUNDLE_ENTRIES = ("page/page.js", "attention-live.js", "widget.js", "snippets/snippets-page.js")  # the module scripts of index.html, of course pages, of anywidget hosts, of embed.html
+NOTEBOOK_FILES = ROOT / "py" / "attention_live" / "widget" / "static"  # what the notebook widget needs beside its Python (ignored by git; write_notebook_files)
 FIGURE_MARKUP = "figure/figure.html"  # the figure's markup: index.html's figure and the element's template (figure_markup)
 ENTRY_FILES = ("index.html", "embed.html", "sw.js")  # at the top of dist/ (with attention-live.js, the element's loader); every other file is in the build's folder
 MIME_TYPES = {".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "text/javascript",
@@ -238,7 +239,8 @@ def build_project_wheel(target):
     the same source gives the same bytes, and so the same build id.
     """
     pyproject = read_pyproject()
-    project, packages = pyproject["project"], pyproject["tool"]["setuptools"]["packages"]
+    project = pyproject["project"]
+    packages = [name for name in pyproject["tool"]["setuptools"]["packages"] if "." not in name]  # not the notebook widget's
     name = project["name"].replace("-", "_")
     dist_info = f"{name}-{project['version']}.dist-info"
     metadata = "".join([
@@ -519,6 +521,28 @@ def write_element_script(out, folder):
                    f'import "./{folder}/attention-live.js";\n', encoding="utf-8")
 
 
+def write_widget_script(out, folder):
+    """The anywidget module at the top of dist/ (widget.js, for MyST's ``{anywidget}`` directive and any
+    anywidget host that loads a module by URL): it re-exports the build's own, which finds the build's
+    files beside itself."""
+    out.write_text(f'// Made by build.py: the anywidget module of build {folder} (see {folder}/widget.js).\n'
+                   f'export {{ default }} from "./{folder}/widget.js";\n', encoding="utf-8")
+
+
+def write_notebook_files(folder, model, out=NOTEBOOK_FILES):
+    """What ``attention_live.widget`` (the notebook widget, py/attention_live/widget/) needs beside its
+    Python, into ``out``: ``widget.js``, web/widget.js bundled into one file with everything it imports
+    (anywidget hands a notebook's module over as text, so it cannot import files of its own), made from
+    ``folder`` (the copy of web/ being built, before bundle_scripts takes its modules); and the model
+    folder ``model`` (MODEL_FOLDER_FILES), the model the widget opens with."""
+    shutil.rmtree(out, ignore_errors=True)
+    (out / "model").mkdir(parents=True)
+    run([*esbuild_command(), "widget.js", "--bundle", "--format=esm", "--charset=utf8", f"--outfile={out / 'widget.js'}",
+         "--log-level=warning"], cwd=folder)
+    for name in MODEL_FOLDER_FILES:
+        shutil.copy2(model / name, out / "model" / name)
+
+
 def check_model_folder(model):
     """The model folder ``model`` (Path) if it holds MODEL_FOLDER_FILES; else BuildError saying which is missing."""
     missing = [name for name in MODEL_FOLDER_FILES if not (model / name).is_file()]
@@ -546,6 +570,7 @@ def build(pyodide_dir=None, dist=DIST, model=WEIGHTS):
     write_figure_template(markup, folder / "figure-template.js")
     write_figure_styles(ROOT / "web" / "figure" / "figure.css", folder / "figure-styles.js")
     (folder / FIGURE_MARKUP).unlink()  # in index.html and figure-template.js
+    write_notebook_files(folder, WEIGHTS)  # the shipped model, whatever --model builds the site with
     chunks = bundle_scripts(folder)
     flat_build_folder(folder)
     assemble_pyodide(folder / "pyodide", pyodide_dir)
@@ -584,6 +609,7 @@ def build(pyodide_dir=None, dist=DIST, model=WEIGHTS):
     write_entry_page(with_preloads(page, chunks), dist / "index.html", build_id)
     write_entry_page(with_preloads((ROOT / "web" / "embed.html").read_text(encoding="utf-8"), chunks), dist / "embed.html", build_id)
     write_element_script(dist / "attention-live.js", build_id)
+    write_widget_script(dist / "widget.js", build_id)
     compressed = write_compressed_copies(dist)
     smallest = sum(min(sizes.values()) for sizes in compressed.values())
     print(f"built {dist} ({sum(f['bytes'] for f in files.values()):,} bytes, build {build_id}; "
@@ -713,6 +739,7 @@ def project_python(browser=True):
         stamp.write_text(wanted)
     if browser:
         install_engines()
+        install_snippet_generators()
     return python
 
 
@@ -739,6 +766,30 @@ def install_engines():
             run(["npm", "ci", "--silent", "--no-audit", "--no-fund"], cwd=engines)
         except (subprocess.CalledProcessError, OSError) as e:
             print(f"could not install puppeteer-core with npm ({e}): Firefox's tests will fail", file=sys.stderr)
+
+
+def install_snippet_generators():
+    """What tests/test_snippet_sites.py needs to build course sites from embed.html's snippets, where
+    missing: Debian's ``pandoc`` with apt-get (Quarto's raw HTML block, read by Pandoc as Quarto does),
+    and Docusaurus with ``npm ci`` from tests/docusaurus-site/ into .cache/docusaurus/, checked against
+    its package-lock.json's integrity (MkDocs and Sphinx come with requirements-test.txt). What cannot
+    be installed is named here, and its test fails saying what is missing."""
+    if not Path("/usr/bin/pandoc").exists():
+        try:
+            apt_get_install("pandoc")
+        except (subprocess.CalledProcessError, OSError) as e:
+            print(f"could not install pandoc with apt-get ({e}): the Quarto snippet's test will fail", file=sys.stderr)
+    target = CACHE / "docusaurus"
+    lock = (ROOT / "tests" / "docusaurus-site" / "package-lock.json").read_bytes()
+    if not (target / "package-lock.json").exists() or (target / "package-lock.json").read_bytes() != lock or not (target / "node_modules").exists():
+        shutil.rmtree(target, ignore_errors=True)
+        target.mkdir(parents=True)
+        for name in ("package.json", "package-lock.json"):
+            shutil.copy2(ROOT / "tests" / "docusaurus-site" / name, target / name)
+        try:
+            run(["npm", "ci", "--silent", "--no-audit", "--no-fund"], cwd=target)
+        except (subprocess.CalledProcessError, OSError) as e:
+            print(f"could not install Docusaurus with npm ({e}): the Docusaurus snippet's test will fail", file=sys.stderr)
 
 
 def train_model(arguments):

@@ -34,8 +34,20 @@ import { throttled } from "./lib/throttle.js";
 import { readView } from "./figure/url-state.js";
 import { fromTree } from "./lib/dom.js";
 
-const buildFolder = new URL("./", import.meta.url).href; // this build's files (see build.py)
-const pageFolder = new URL("../", buildFolder).href; // the build's index.html, beside its folder
+/* This build's files (see build.py), and its index.html beside that folder; null where this module has
+ * no folder (a notebook's widget, loaded from a blob: URL, is given its Python: RUNTIME). */
+const buildFolder = (() => {
+  try {
+    return new URL("./", import.meta.url).href;
+  } catch {
+    return null; // a URL with no path to resolve against
+  }
+})();
+const pageFolder = buildFolder && new URL("../", buildFolder).href;
+/** An element's own Python and build.json, set before it is connected, in place of its build's
+ *  ({python, manifest, linkHref}: figure.js's options): how widget.js gives a notebook's element the
+ *  kernel. A registered symbol, so that two bundles of this module agree on it. */
+export const RUNTIME = Symbol.for("attention-live.runtime");
 const ATTRIBUTES = ["text", "layer", "head", "token", "panels"];
 const CHANGE_MS = 200; // change events at most this often while typing: each holds the whole T × T matrix
 const NEAR = "100% 0px"; // "within one viewport": the observer's margin, a screen's height above and below
@@ -129,9 +141,12 @@ export class AttentionLiveElement extends HTMLElement {
    *  element's (figure.js's AttentionFigure options). */
   makeFigureOf(root, options) {
     const figure = new AttentionFigure(root, {
-      host: this, stateElements: [this], python: pythonFor(new URL("worker.js", buildFolder)), buildFolder,
-      manifest: () => fetchManifest(buildFolder),
-      linkHref: (fragment) => new URL(`index.html${fragment}`, pageFolder).href, // the standalone page, on this view
+      host: this, stateElements: [this], buildFolder,
+      ...(this[RUNTIME] ?? {
+        python: pythonFor(new URL("worker.js", buildFolder)),
+        manifest: () => fetchManifest(buildFolder),
+        linkHref: (fragment) => new URL(`index.html${fragment}`, pageFolder).href, // the standalone page, on this view
+      }),
       ...options,
     });
     this.figure = figure;

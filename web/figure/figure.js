@@ -82,6 +82,7 @@ export class AttentionFigure {
    *                 of the address, or of the element's attributes)
    *   linkHref      (fragment) => the address "Copy link" copies for the view `fragment`
    *   notices       sentences shown in the notice for as long as the figure lives
+   *   liveSource    where live numbers come from, on the status line (default "computed live in this tab")
    */
   constructor(root, options) {
     this.#root = root;
@@ -102,7 +103,7 @@ export class AttentionFigure {
     });
     this.#answers = createAnswers(() => [this.#view.result, this.viewState.get()], (kind) => this.#onAnswer(kind));
     this.#newReady();
-    this.#status = createStatus(el);
+    this.#status = createStatus(el, { liveSource: options.liveSource });
     this.#measures = createMeasures();
     this.#loading = createLoading(this, el, options);
     this.#tools = createTools(this, { ...el, saveButtons: root.querySelectorAll("button[data-save]") }, options.linkHref);

@@ -37,10 +37,14 @@ const SHARED_SILENT_MS = 8000;
  * folder), so only a hand-made page could differ. */
 
 export class PythonClient {
-  /** @param {URL} url  the worker script (worker.js of the build's folder) */
-  constructor(url) {
+  /** @param {URL} url  the worker script (worker.js of the build's folder)
+   *  @param {object} [options]
+   *    openPort  () => a port to a Python that is not a worker (kernel-port.js: a notebook's kernel),
+   *              used in place of the worker: postMessage(message), onmessage, terminate() */
+  constructor(url, { openPort = null } = {}) {
     this.url = url;
-    this.name = url.pathname.split("/").pop();
+    this.openPort = openPort;
+    this.name = openPort ? "the notebook's kernel" : url.pathname.split("/").pop(); // for the loading line's sentences
     this.pending = new Map(); // request id -> {resolve, reject}
     this.nextId = 1;
     this.nextFigure = 1;
@@ -78,10 +82,11 @@ export class PythonClient {
 
   /* A fresh worker: a SharedWorker where the browser has one and has not refused it on this page (its
    * name changes after a failed start, so that the retry does not join the failed Python), else a
-   * dedicated Worker. */
+   * dedicated Worker; with openPort, its port instead. */
   connect() {
     this.close();
     this.attempts += 1;
+    if (this.openPort) return this.listenTo(this.openPort(), false);
     const name = this.attempts === 1 ? "attention-live" : `attention-live, try ${this.attempts} of ${Date.now()}`;
     const url = workerURL(this.url); // once: a refused Trusted Types policy throws here, for either kind
     let worker = null;
@@ -95,14 +100,12 @@ export class PythonClient {
         worker = null;
       }
     }
-    this.shared = worker !== null;
+    const shared = worker !== null;
     if (worker === null) {
       worker = new Worker(url, { name });
       this.port = worker;
     }
-    this.worker = worker;
-    this.heard = false; // nothing has arrived from this worker yet
-    this.port.onmessage = (event) => this.receive(event.data);
+    this.listenTo(worker, shared);
     worker.onerror = (event) => {
       event.preventDefault?.(); // said on the status line: not also an uncaught error of the page
       if (this.refusedShared("error event")) return;
@@ -112,6 +115,15 @@ export class PythonClient {
     if (this.shared) {
       this.sharedSilence = setTimeout(() => this.refusedShared(`no answer in ${SHARED_SILENT_MS / 1000} s`), SHARED_SILENT_MS);
     }
+  }
+
+  /* `worker` (a Worker, a SharedWorker, or openPort's port) becomes the current one: its messages are heard. */
+  listenTo(worker, shared) {
+    this.shared = shared;
+    this.port = shared ? worker.port : worker;
+    this.worker = worker;
+    this.heard = false; // nothing has arrived from it yet
+    this.port.onmessage = (event) => this.receive(event.data);
   }
 
   /* The current worker is a SharedWorker that has said nothing yet: it counts as refused for `why`, and

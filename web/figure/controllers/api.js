@@ -5,6 +5,7 @@
  */
 import { afterPaint } from "../../lib/frames.js";
 import { headOffset } from "../../draw/numbers.js";
+import { PANEL_NAMES } from "../view-state.js";
 
 /* A value given to the API, as an error message shows it: NaN, Infinity, 2n as themselves, others as JSON. */
 function describe(value) {
@@ -33,6 +34,15 @@ function checkedNumber(value, low, high, name) {
  *                ask(kind, fields), image(format)
  * @returns the API object
  */
+/* The open panels of select's `panels`: a list of PANEL_NAMES, as an array or comma-separated (as the
+ * attribute and the link write it), every other panel closed. RangeError naming an unknown one. */
+function checkedPanels(panels) {
+  const names = (Array.isArray(panels) ? panels : String(panels).split(",")).map((name) => String(name).trim()).filter(Boolean);
+  const unknown = names.filter((name) => !PANEL_NAMES.includes(name));
+  if (unknown.length) throw new RangeError(`panels: ${unknown.join(", ")} is not one of ${PANEL_NAMES.join(", ")}`);
+  return Object.fromEntries(PANEL_NAMES.map((name) => [name, names.includes(name)]));
+}
+
 export function createApi(figure) {
   /* {layer, head, token} of `choice` checked against the model and the text shown once the figure is
    * ready (and the text on its way, if any, is shown); a field left out keeps the view's value. */
@@ -47,7 +57,7 @@ export function createApi(figure) {
     const head = checkedNumber(choice.head ?? now.head, 1, config.n_head, "head");
     if (T === 0 && choice.token !== undefined) throw new RangeError("token: the text has no tokens to select");
     const token = T === 0 ? 0 : checkedNumber(choice.token ?? now.token, 0, T - 1, "token");
-    return { layer, head, token };
+    return { layer, head, token, ...(choice.panels !== undefined && { panels: checkedPanels(choice.panels) }) };
   }
 
   return {
@@ -62,7 +72,8 @@ export function createApi(figure) {
       figure.textReplaced();
       return figure.submit(figure.intoBox(text), performance.now()); // timed from the call, as typing is from its input event
     },
-    /** Choose the view: layer and head 1-based as labelled, token 0-based among the shown tokens; a
+    /** Choose the view: layer and head 1-based as labelled, token 0-based among the shown tokens,
+     *  panels the open ones (an array or comma-separated list of heads, matrix, math, next); a
      *  field left out keeps its value at the time the figure is ready. All fields are checked before
      *  any changes: a RangeError leaves the view as it was. */
     async select(choice = {}) {
