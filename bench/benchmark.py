@@ -16,7 +16,9 @@ through the User Timing API (see web/figure/figure.js and web/runtime/python-cli
 
 Start-up: "cold" is a fresh browser profile; "warm" the same profile's second visit, after a first
 visit in which a sentence was typed (read_as_a_visitor) and the build was stored for offline use
-(``data-offline`` set).
+(``data-offline`` set), and after the worker of the first visit has ended (support/later_visit.py: in
+Chromium it would otherwise outlive the page for minutes, its extended lifetime, and the second visit
+join its Python).
 
 Update kinds: ``append`` types one character at the end of a text just short enough that the
 result has at most N tokens; ``edit_start`` replaces the second character; ``paste`` replaces the whole text by
@@ -48,7 +50,9 @@ Engines (issue 25, ``measure_engines``): cold and warm start to live and the app
 Chromium, Firefox and WebKitGTK (tests/engines.py), for information: the targets are Chromium's. The
 warm visit is a reload, and every visit's Python (its runtime id) is checked to be a new one here and
 in the start-up rows: WebKit's back-forward cache keeps the previous page's shared worker, so a
-navigation back to the figure reconnects to a Python already running, which is no start.
+navigation back to the figure reconnects to a Python already running, which is no start; and in
+Chromium the worker of the first visit is ended before the reload (support/later_visit.py), since its
+extended lifetime would keep it for the reload too.
 
 Several figures (issue 21, ``measure_figures``): on a course page of <attention-live> elements, the
 cost of a second figure (an element, or a same-origin iframe) once one is live, of four in view, of
@@ -90,6 +94,7 @@ from attention_live.figure import Figure  # noqa: E402
 from attention_live.timing import encode_ms, forward_ms, sample_text  # noqa: E402
 from support.figure_page import (CHROMIUM, CHROMIUM_ARGS, MEMORY_ARGS, FigurePage, PythonWorker, course_site, memory_growth_mb,  # noqa: E402
                          memory_mb, serve_dist, serving, slow_link_server)
+from support.later_visit import end_python  # noqa: E402
 
 TOKEN_COUNTS = (8, 32, 64, 128)
 UPDATE = "attention-live:update"
@@ -155,6 +160,8 @@ def measure_startup(playwright, origin, runs):
         figure_page = FigurePage(page)
         pythons = []
         for visit in visits:
+            if visit == "warm":
+                end_python(page)  # a later visit: not the Python the worker's extended lifetime keeps (support/later_visit.py)
             figure_page.open(origin + "/")
             visits[visit].append(startup_marks(page))
             pythons.append(page.evaluate(PYTHON_RUNNING))
@@ -593,7 +600,8 @@ def measure_engines(playwright, origin, figure, runs, repeats):
     page (a fresh profile): a first visit that types the chapter's sentence and waits for the build to
     be stored for offline use, then a second visit, a reload (WebKit keeps a page that the tab navigates
     away from in its back-forward cache, with its shared worker and the Python in it, so a navigation back
-    to the figure reaches that Python, live in about 0.2 s, and measures no start); then ``repeats``
+    to the figure reaches that Python, live in about 0.2 s, and measures no start; in Chromium the first
+    visit's worker is ended before it, as in measure_startup); then ``repeats``
     appends. WebKitGTK runs headed on Xvfb (MiniBrowser has no headless mode), so its frames are a
     virtual display's."""
     from support import engines
@@ -613,6 +621,8 @@ def measure_engines(playwright, origin, figure, runs, repeats):
                         if visit == "cold":
                             page.open(origin + "/")
                         else:
+                            if name == "chromium":
+                                end_python(page.page)  # as in measure_startup
                             page.reload()
                         page.wait_until(live)
                         visits[visit].append(page.evaluate(live))

@@ -27,7 +27,7 @@ const SHARED_SILENT_MS = 8000;
 /* EXTENDED_LIFETIME: every SharedWorker is asked for `extendedLifetime: true` (HTML's SharedWorkerOptions,
  * https://html.spec.whatwg.org/multipage/workers.html#dom-sharedworkeroptions-extendedlifetime; Chrome and
  * Edge 148+), which keeps the worker, and the Python in it, running for a while after the last page using it
- * has gone (4 to 5.5 minutes in Chromium 156: docs/benchmark-history.md, "From page to page"). Static course
+ * has gone (about five minutes in Chromium 156: docs/benchmark-history.md, "From page to page"). Static course
  * sites (MyST, Sphinx, MkDocs, plain HTML) load a whole new page on every link: with the option, the next
  * page's figures join the Python that the page before started (its "init" is answered at once, worker.js)
  * instead of starting one again. Firefox and Safari do not read the member (a WebIDL dictionary ignores
