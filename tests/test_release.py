@@ -8,6 +8,8 @@ import pytest
 
 import build
 from support.figure_page import WAIT_MS, FigurePage, browser_context, check_view, serving
+from support.axe import violations
+from support.snippets import embed_snippets
 from support.source_tree import copy_sources, run_build
 
 SUB_PATH = "x/y"
@@ -57,30 +59,31 @@ def test_the_element_works_on_a_page_of_the_site(playwright, static_host, unpack
         assert (state["layer"], state["head"]) == (1, 2) and state["ids"] == figure.analyse("The Hatter said nothing")["ids"]
 
 
-def embed_snippets(context, url):
-    """embed.html's snippets: [{name, code, preview}] as the page shows them."""
-    page = context.new_page()
-    page.goto(url)
-    snippets = page.evaluate("""() => [...document.querySelectorAll('[data-snippet]')].map((section) => ({
-        name: section.dataset.snippet, code: section.querySelector('pre').textContent,
-        preview: section.querySelector('.preview').innerHTML}))""")
-    page.close()
-    return snippets
+SNIPPETS = ["element", "iframe", "mkdocs", "mkdocs-iframe", "quarto", "docusaurus", "sphinx", "myst", "moodle", "canvas"]
+HTML_SNIPPETS = ("element", "iframe", "moodle", "canvas")  # pasted into a page as they are; the generators' are built by test_snippet_sites.py
+# Canvas's part of the Canvas snippet: a listener for the figure's lti.frameResize (Canvas resizes the frame on it)
+CANVAS_STAND_IN = """<script>addEventListener("message", (event) => { if (event.data?.subject === "lti.frameResize") window.ltiHeight = event.data.height; });</script>"""
 
 
 def test_every_snippet_of_embed_html_goes_live(playwright, static_host, unpacked, tmp_path):
-    """Each snippet as a course page has it: the element on a page of the same site, every iframe on
-    a page of a second origin (its whole code where it is HTML, else the iframe it becomes)."""
+    """embed.html's list of snippets, each naming the figure where it is hosted (iframes) or the folder
+    its generator's site holds; each HTML snippet as a course page has it, its code pasted as printed:
+    the element on a page of the same site, every iframe on a page of a second origin, live; the
+    iframe's and Moodle's scripts size their frame to the figure, and the figure tells Canvas its height."""
     course = tmp_path / "course"
     course.mkdir()
     with browser_context(playwright) as context, serving(build.make_server(0, course)) as course_url:
-        snippets = embed_snippets(context, f"{static_host}/{SUB_PATH}/embed.html")
-        assert [s["name"] for s in snippets] == ["element", "iframe", "myst", "quarto", "mkdocs", "moodle", "canvas"]
-        for snippet in snippets:
-            assert f"{static_host}/{SUB_PATH}/" in snippet["code"], snippet["name"]  # names the figure where it is hosted
-            html_code = snippet["code"] if snippet["name"] in ("element", "iframe", "mkdocs", "canvas") else snippet["preview"]
-            page_html = f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{snippet["name"]}</title></head><body>{html_code}</body></html>'
-            if snippet["name"] == "element":
+        snippets = {s["name"]: s for s in embed_snippets(context, f"{static_host}/{SUB_PATH}/embed.html")}
+        assert list(snippets) == SNIPPETS
+        for name, snippet in snippets.items():
+            code = "\n".join(snippet["parts"].values())
+            hosted = f"{static_host}/{SUB_PATH}/" in code
+            assert hosted if name in ("element", "iframe", "mkdocs-iframe", "moodle", "canvas") else "attention-live/" in code, name
+        for name in HTML_SNIPPETS:
+            (code,) = snippets[name]["parts"].values()
+            page_html = (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{name}</title><link rel="icon" href="data:,">'
+                         f'{CANVAS_STAND_IN if name == "canvas" else ""}</head><body>{code}</body></html>')
+            if name == "element":
                 (unpacked / "element.html").write_text(page_html, encoding="utf-8")
                 page = context.new_page()
                 page.goto(f"{static_host}/element.html")
@@ -88,13 +91,44 @@ def test_every_snippet_of_embed_html_goes_live(playwright, static_host, unpacked
                 element.ready()
                 assert len(element.state()["tokens"]) > 0
             else:
-                (course / f"{snippet['name']}.html").write_text(page_html, encoding="utf-8")
+                (course / f"{name}.html").write_text(page_html, encoding="utf-8")
                 page = context.new_page()
-                page.goto(f"{course_url}/{snippet['name']}.html")
+                page.goto(f"{course_url}/{name}.html")
                 page.locator("iframe").scroll_into_view_if_needed()
-                frame = page.frames[1]
+                frame = page.locator("iframe").element_handle().content_frame()
                 frame.wait_for_selector("html[data-state='ready']", state="attached", timeout=WAIT_MS)
-                assert len(FigurePage(frame).state()["tokens"]) > 0, snippet["name"]
-                if snippet["name"] == "iframe":  # its script sizes the frame to the figure
-                    page.wait_for_function("() => document.querySelector('iframe').style.height !== ''", timeout=WAIT_MS)
+                assert len(FigurePage(frame).state()["tokens"]) > 0, name
+                if name == "canvas":
+                    page.wait_for_function("() => window.ltiHeight > 500", timeout=WAIT_MS)
+                else:  # the snippet's script: the frame as tall as its figure, nothing scrolls inside
+                    page.wait_for_function("() => parseFloat(document.querySelector('iframe').style.height) > 500", timeout=WAIT_MS)
+                    FigurePage(frame).wait_until("() => document.documentElement.scrollHeight <= innerHeight + 1")
             page.close()
+
+
+def test_embed_html_names_each_part_copies_it_and_passes_axe(playwright, static_host, axe_source):
+    """embed.html, as a course author uses it: no WCAG 2.1 A/AA violation (axe-core, previews live);
+    every part's code box named by its snippet and file, reached by Tab; every Copy button named after
+    what it copies, and Enter on one puts that part on the clipboard and says so."""
+    with browser_context(playwright, viewport={"width": 1280, "height": 900}) as context:
+        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=static_host)
+        page = context.new_page()
+        page.goto(f"{static_host}/{SUB_PATH}/embed.html")
+        page.wait_for_selector("[data-snippet] pre", state="attached")
+        FigurePage(page, "attention-live").ready()
+        assert violations(page, axe_source) == []
+        boxes = page.evaluate("""() => [...document.querySelectorAll('[data-snippet] pre')].map((pre) => ({
+            name: pre.getAttribute('aria-labelledby').split(' ').map((id) => document.getElementById(id).textContent).join(' '),
+            tabIndex: pre.tabIndex, copy: pre.nextElementSibling.getAttribute('aria-label'), code: pre.textContent}))""")
+        assert len(boxes) == page.locator("[data-snippet] > button").count() >= len(SNIPPETS)
+        assert all(box["tabIndex"] == 0 for box in boxes)
+        mkdocs = [box for box in boxes if box["name"] == "MkDocs (Material too) mkdocs.yml"]
+        assert len(mkdocs) == 1 and mkdocs[0]["copy"] == "Copy mkdocs.yml for MkDocs (Material too)"
+        button = page.get_by_role("button", name="Copy mkdocs.yml for MkDocs (Material too)")
+        button.focus()
+        page.keyboard.press("Shift+Tab")  # back to its code box, and forward again: both in the tab order
+        assert page.evaluate("() => document.activeElement.tagName") == "PRE"
+        page.keyboard.press("Tab")
+        page.keyboard.press("Enter")
+        page.locator("#announcer", has_text="Copied mkdocs.yml for MkDocs (Material too).").wait_for(state="attached", timeout=WAIT_MS)
+        assert page.evaluate("() => navigator.clipboard.readText()") == mkdocs[0]["code"]
