@@ -106,11 +106,13 @@ def test_every_snippet_of_embed_html_goes_live(playwright, static_host, unpacked
             page.close()
 
 
-def test_embed_html_names_each_part_copies_it_and_passes_axe(playwright, static_host, axe_source):
-    """embed.html, as a course author uses it: no WCAG 2.1 A/AA violation (axe-core, previews live);
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_embed_html_names_each_part_copies_it_and_passes_axe(playwright, static_host, axe_source, scheme):
+    """embed.html, as a course author uses it: no WCAG 2.1 A/AA violation (axe-core, previews live, in
+    either colour scheme);
     every part's code box named by its snippet and file, reached by Tab; every Copy button named after
     what it copies, and Enter on one puts that part on the clipboard and says so."""
-    with browser_context(playwright, viewport={"width": 1280, "height": 900}) as context:
+    with browser_context(playwright, viewport={"width": 1280, "height": 900}, color_scheme=scheme) as context:
         context.grant_permissions(["clipboard-read", "clipboard-write"], origin=static_host)
         page = context.new_page()
         page.goto(f"{static_host}/{SUB_PATH}/embed.html")
