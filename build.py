@@ -521,12 +521,21 @@ def write_element_script(out, folder):
                    f'import "./{folder}/attention-live.js";\n', encoding="utf-8")
 
 
-def write_widget_script(out, folder):
+def write_widget_script(out, folder, site_folder="attention-live"):
     """The anywidget module at the top of dist/ (widget.js, for MyST's ``{anywidget}`` directive and any
     anywidget host that loads a module by URL): it re-exports the build's own, which finds the build's
-    files beside itself."""
-    out.write_text(f'// Made by build.py: the anywidget module of build {folder} (see {folder}/widget.js).\n'
-                   f'export {{ default }} from "./{folder}/widget.js";\n', encoding="utf-8")
+    files beside itself. Loaded from beside the build, under its own name, the build is ``./<folder>/``.
+    A site generator may copy the module alone: mystmd copies a directive's module into the site's
+    ``build/`` folder under a hashed name (myst-directives' anywidget.ts), while embed.html's snippet
+    puts the release's folder at the site's top as ``site_folder`` (static_files): from there, the
+    build is ``../<site_folder>/<folder>/``."""
+    out.write_text(f"""// Made by build.py: the anywidget module of build {folder} (see {folder}/widget.js). Beside
+// the build (its own name, widget.js) it is ./{folder}/; copied alone by a site generator (MyST copies it
+// into build/ under a hashed name), the release's folder {site_folder}/ at the site's top holds it.
+const own = new URL(import.meta.url).pathname.split("/").pop();
+const build = own === "widget.js" ? "./{folder}/widget.js" : "../{site_folder}/{folder}/widget.js";
+export default (await import(new URL(build, import.meta.url).href)).default;
+""", encoding="utf-8")
 
 
 def write_notebook_files(folder, model, out=NOTEBOOK_FILES):
