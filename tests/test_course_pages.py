@@ -21,6 +21,7 @@ from conftest import WEIGHTS
 from support.figure_page import (ANOTHER_SITE, NOT_EMPTY, TOLERANCE, WAIT_MS, FigurePage, Watch, browser_context, check_view, containing, course_site,
                                  drop_compressed_copies, ends_with, matching, parent_page, pixels_apart, serving, slow_link_server, some_item,
                                  starts_with)
+from support.later_visit import end_python
 
 TEXT = "Then the Rabbit turned to Alice and cried, \"Come here at once!\""
 NO_FRAME_COMES = "() => new Promise((resolve) => { requestAnimationFrame(() => resolve(false)); setTimeout(() => resolve(true), 500); })"
@@ -567,6 +568,7 @@ def test_a_later_visit_starts_python_from_the_stored_unzipped_snapshot(playwrigh
         for damaged, started_from in ((False, "stored"), (True, "downloaded")):
             if damaged:
                 figure_page.page.evaluate(DAMAGE_STORED, stored_url)
+            end_python(figure_page.page)  # a later visit: not the Python that the extended lifetime keeps
             figure_page.page.reload()
             assert figure_page.settled() == "ready", figure_page.status()
             assert figure_page.state()["runtime"]["snapshot"] == started_from
@@ -589,6 +591,7 @@ def test_a_later_visit_reads_numpy_straight_from_the_offline_copy(playwright):
         figure_page.page.evaluate("() => navigator.serviceWorker.getRegistrations().then((all) => Promise.all(all.map((r) => r.unregister())))")
         context.new_cdp_session(figure_page.page).send("Network.clearBrowserCache")
         requested.clear()
+        end_python(figure_page.page)  # a later visit: not the Python that the extended lifetime keeps
         figure_page.page.reload()
         assert figure_page.settled() == "ready", figure_page.status()
         assert figure_page.state()["runtime"]["snapshot"] == "stored"
