@@ -1,6 +1,6 @@
 """The figure in a MyST site through its {anywidget} directive (issue 43): dist/widget.js, as the
 snippet that embed.html prints for MyST asks for it, built by the real MyST CLI and rendered by
-MyST's renderer, replayed.
+MyST's renderer (replayed step by step, and its npm package itself).
 
 What is real and what is replayed:
 
@@ -23,7 +23,9 @@ What is real and what is replayed:
   step without React by tests/harness/myst-replay.js (its header lists the steps): the host <div>, the
   import, MyST's model (get, set and on; off, save_changes, send and widget_manager throw, and every
   attempt is recorded), initialize, the open shadow root and its <div>, render, and the cleanup when
-  a node changes or unmounts.
+  a node changes or unmounts. The third test runs MyST's own renderer instead, unreplayed: the npm
+  package @myst-theme/anywidget 1.4.1 under React 19 (tests/myst-renderer/package-lock.json, installed
+  by build.py into .cache/myst-renderer/), bundled with esbuild from tests/harness/myst-renderer.js.
 
 What it proves, by signals (the figures' state(), the replay's records, the browser's workers): the
 module MyST imports is its own copy (``/build/widget-<hash>.js``, away from the figure's folder: the
@@ -39,7 +41,6 @@ module or its place is at fault.
 import json
 import os
 import re
-import shutil
 import subprocess
 
 import pytest
@@ -160,9 +161,12 @@ def myst_site(tmp_path):
         yield site, url
 
 
-def open_unit(context, site, url, nodes, watch):
+def open_unit(context, site, url, nodes, watch, script="/_harness/myst-replay.js"):
+    """The MyST page of ``nodes`` at /unit3/ (tests/harness/myst-replay.html, its renderer ``script``),
+    opened until it leaves data-state="loading"."""
     (site / "unit3").mkdir()
-    shutil.copy2(HARNESS / "myst-replay.html", site / "unit3" / "index.html")
+    html = (HARNESS / "myst-replay.html").read_text(encoding="utf-8")
+    (site / "unit3" / "index.html").write_text(html.replace("/_harness/myst-replay.js", script), encoding="utf-8")
     (site / "unit3" / "nodes.json").write_text(json.dumps(nodes), encoding="utf-8")
     page = watch.page(context.new_page())
     page.goto(f"{url}/unit3/")
@@ -274,4 +278,71 @@ def test_the_module_on_myst_s_model_from_the_figure_s_folder(playwright, myst_si
             node["esm"] = f"/{FOLDER}/widget.js"
         page = open_unit(context, site, url, nodes, watch)
         replay(page, figure, nodes)
+    watch.check()
+
+
+RENDERER_MODULES = build.CACHE / "myst-renderer" / "node_modules"  # tests/myst-renderer/package-lock.json, installed by build.py
+UNTIL_CLEANED = """(selector) => new Promise((resolve, reject) => {
+    const deadline = performance.now() + WAIT_MS;
+    const check = () => window.gone.parentNode === null ? resolve(true)
+        : performance.now() > deadline ? reject(new Error("the cleanup did not take the element out of its <div>")) : setTimeout(check, 16);
+    check();
+})""".replace("WAIT_MS", str(WAIT_MS))  # until the element taken out of the page (window.gone) is out of MyST's <div> too
+
+
+def bundle_renderer(site):
+    """tests/harness/myst-renderer.js and what it imports (MyST's renderer, React), bundled by esbuild
+    into the site as /_real/renderer.js."""
+    assert RENDERER_MODULES.exists(), f"MyST's renderer is not installed at {RENDERER_MODULES}: build.py installs tests/myst-renderer/ there (npm ci)"
+    result = subprocess.run([*build.esbuild_command(), str(HARNESS / "myst-renderer.js"), "--bundle", "--format=esm",
+                             '--define:process.env.NODE_ENV="production"', f"--outfile={site / '_real' / 'renderer.js'}", "--log-level=warning"],
+                            env={**os.environ, "NODE_PATH": str(RENDERER_MODULES)}, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_printed_snippet_rendered_by_myst_s_own_renderer(playwright, myst_site, tmp_path, figure):
+    """The same page under MyST's own renderer (@myst-theme/anywidget under React, not a replay): the
+    nodes drawn as the theme draws an article, a node taken out, a node changed, a node added."""
+    site, url = myst_site
+    project = tmp_path / "project"
+    project.mkdir()
+    snippet = printed_snippet(playwright, url)
+    nodes, _ = myst_build(project, site, snippet)
+    bundle_renderer(site)
+    watch = Watch(url)
+    with browser_context(playwright, viewport={"width": 1200, "height": 2400}) as context:
+        page = open_unit(context, site, url, nodes, watch, script="/_real/renderer.js")
+        assert page.evaluate("document.documentElement.dataset.state") == "ready"
+        first, second = (FigurePage(page, (f"#node-{i} > div", "attention-live")) for i in range(2))
+        for figure_page, node in zip((first, second), nodes):
+            figure_page.wait_for_state("ready")
+            figure_page.wait_for(text=node["model"]["text"], ids=NOT_EMPTY, weights=NOT_EMPTY)
+            check_view(figure_page, figure)
+        runtimes = [f.state()["runtime"] for f in (first, second)]
+        assert runtimes[0]["id"] == runtimes[1]["id"] and runtimes[0]["kind"] == "shared", runtimes
+        python = runtimes[0]["id"]
+        first.wait_for(runtime={"figures": 2})
+        assert len(worker_targets(context.browser)) == 1
+        page.evaluate("() => window.myst.set(0, 'layer', 1)")
+        first.wait_for(layer=1)
+        check_view(first, figure)
+        # the second node taken out of the article: React removes its host, then its effect's cleanup runs
+        page.evaluate("() => { window.gone = document.querySelector('#node-1 > div').shadowRoot.querySelector('attention-live'); window.myst.unmount(1); }")
+        page.evaluate(UNTIL_CLEANED)
+        first.wait_for(runtime={"id": python, "figures": 1})
+        # the first node changed: the cleanup, then a new render into the same shadow root
+        page.evaluate("() => { window.gone = document.querySelector('#node-0 > div').shadowRoot.querySelector('attention-live'); }")
+        page.evaluate("(node) => window.myst.change(0, node)", {**nodes[0], "model": {**nodes[0]["model"], "text": SECOND_TEXT}})
+        page.evaluate(UNTIL_CLEANED)
+        first.wait_for_state("ready")
+        first.wait_for(text=SECOND_TEXT, ids=NOT_EMPTY, runtime={"id": python, "figures": 1})
+        check_view(first, figure)
+        # a node added after the cleanups
+        page.evaluate("(node) => window.myst.mount(node)", {**nodes[1], "model": {"text": THIRD_TEXT, "head": 2}})
+        third = FigurePage(page, ("#node-2 > div", "attention-live"))
+        third.wait_for_state("ready")
+        third.wait_for(text=THIRD_TEXT, head=2, ids=NOT_EMPTY, runtime={"id": python, "figures": 2})
+        check_view(third, figure)
+        assert page.evaluate("() => window.myst.attempts") == []
+        assert len(worker_targets(context.browser)) == 1
     watch.check()
