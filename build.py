@@ -764,41 +764,53 @@ def install_engines():
             apt_get_install(*wanted)
         except (subprocess.CalledProcessError, OSError) as e:
             print(f"could not install {', '.join(wanted)} with apt-get ({e}): their engines' tests will fail", file=sys.stderr)
-    engines = CACHE / "engines"
-    lock = (ROOT / "tests" / "engine-drivers" / "package-lock.json").read_bytes()
-    if not (engines / "package-lock.json").exists() or (engines / "package-lock.json").read_bytes() != lock or not (engines / "node_modules").exists():
-        shutil.rmtree(engines, ignore_errors=True)
-        engines.mkdir(parents=True)
-        for name in ("package.json", "package-lock.json"):
-            shutil.copy2(ROOT / "tests" / "engine-drivers" / name, engines / name)
-        try:
-            run(["npm", "ci", "--silent", "--no-audit", "--no-fund"], cwd=engines)
-        except (subprocess.CalledProcessError, OSError) as e:
-            print(f"could not install puppeteer-core with npm ({e}): Firefox's tests will fail", file=sys.stderr)
+    npm_install_pinned("engine-drivers", CACHE / "engines", "puppeteer-core", "Firefox's tests")
+
+
+def npm_install_pinned(folder, target, what, tests):
+    """``npm ci`` of tests/``folder``/ (its package.json and package-lock.json, whose integrity npm checks)
+    into ``target``, unless it holds that lock installed already. ``what`` cannot be installed: said,
+    naming the ``tests`` that will then fail."""
+    lock = (ROOT / "tests" / folder / "package-lock.json").read_bytes()
+    if (target / "package-lock.json").exists() and (target / "package-lock.json").read_bytes() == lock and (target / "node_modules").exists():
+        return
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    for name in ("package.json", "package-lock.json"):
+        shutil.copy2(ROOT / "tests" / folder / name, target / name)
+    try:
+        run(["npm", "ci", "--silent", "--no-audit", "--no-fund"], cwd=target)
+    except (subprocess.CalledProcessError, OSError) as e:
+        print(f"could not install {what} with npm ({e}): {tests} will fail", file=sys.stderr)
 
 
 def install_snippet_generators():
     """What tests/test_snippet_sites.py needs to build course sites from embed.html's snippets, where
     missing: Debian's ``pandoc`` with apt-get (Quarto's raw HTML block, read by Pandoc as Quarto does),
     and Docusaurus with ``npm ci`` from tests/docusaurus-site/ into .cache/docusaurus/, checked against
-    its package-lock.json's integrity (MkDocs and Sphinx come with requirements-test.txt). What cannot
-    be installed is named here, and its test fails saying what is missing."""
+    its package-lock.json's integrity (MkDocs and Sphinx come with requirements-test.txt); for MyST's,
+    mystmd (tests/mystmd/requirements.txt, by hash) into .cache/mystmd/ and myst-theme's renderer
+    (tests/myst-renderer/) into .cache/myst-renderer/. What cannot be installed is named here, and its
+    test fails saying what is missing."""
     if not Path("/usr/bin/pandoc").exists():
         try:
             apt_get_install("pandoc")
         except (subprocess.CalledProcessError, OSError) as e:
             print(f"could not install pandoc with apt-get ({e}): the Quarto snippet's test will fail", file=sys.stderr)
-    target = CACHE / "docusaurus"
-    lock = (ROOT / "tests" / "docusaurus-site" / "package-lock.json").read_bytes()
-    if not (target / "package-lock.json").exists() or (target / "package-lock.json").read_bytes() != lock or not (target / "node_modules").exists():
-        shutil.rmtree(target, ignore_errors=True)
-        target.mkdir(parents=True)
-        for name in ("package.json", "package-lock.json"):
-            shutil.copy2(ROOT / "tests" / "docusaurus-site" / name, target / name)
+    npm_install_pinned("docusaurus-site", CACHE / "docusaurus", "Docusaurus", "the Docusaurus snippet's test")
+    # tests/test_myst_widget.py: the MyST CLI (PyPI's mystmd wheel: the CLI as one Node script; its two
+    # dependencies serve only its Python launcher, unused) and myst-theme's anywidget renderer (npm)
+    mystmd = CACHE / "mystmd"
+    wanted = (ROOT / "tests" / "mystmd" / "requirements.txt").read_bytes()
+    if not (mystmd / "requirements.txt").exists() or (mystmd / "requirements.txt").read_bytes() != wanted:
+        shutil.rmtree(mystmd, ignore_errors=True)
         try:
-            run(["npm", "ci", "--silent", "--no-audit", "--no-fund"], cwd=target)
+            run([str(VENV / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-deps", "--require-hashes", "--target", str(mystmd),
+                 "-r", str(ROOT / "tests" / "mystmd" / "requirements.txt")])
+            (mystmd / "requirements.txt").write_bytes(wanted)
         except (subprocess.CalledProcessError, OSError) as e:
-            print(f"could not install Docusaurus with npm ({e}): the Docusaurus snippet's test will fail", file=sys.stderr)
+            print(f"could not install mystmd with pip ({e}): the MyST site's test will fail", file=sys.stderr)
+    npm_install_pinned("myst-renderer", CACHE / "myst-renderer", "myst-theme's anywidget renderer", "the MyST renderer's test")
 
 
 def train_model(arguments):
