@@ -1,7 +1,7 @@
 """The notebook widget's Python (attention_live.widget): the worker's protocol answered by the kernel,
 its wire format, its traitlets, and the package that pip installs.
 
-The reference for every number is a second, independent Figure (conftest's ``figure``): the kernel's
+The reference for every number is a second, independent Figure (``figure``, made for each test): the kernel's
 replies must carry its values exactly, as the bytes a page reads back (float32, little-endian).
 """
 
@@ -44,9 +44,19 @@ def replies(kernel, request):
     return out
 
 
+def shipped_figure():
+    return Figure((build.WEIGHTS / "model.safetensors").read_bytes(), (build.WEIGHTS / "tokenizer.json").read_bytes())
+
+
 @pytest.fixture
 def kernel():
-    return Kernel(Figure((build.WEIGHTS / "model.safetensors").read_bytes(), (build.WEIGHTS / "tokenizer.json").read_bytes()))
+    return Kernel(shipped_figure())
+
+
+@pytest.fixture
+def figure():
+    """The reference: a Figure of its own, with an empty KV cache (conftest's is shared by the session)."""
+    return shipped_figure()
 
 
 def test_the_wire_format():
