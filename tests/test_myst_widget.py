@@ -246,16 +246,23 @@ def replay(page, figure, nodes):
     assert len(worker_targets(page.context.browser)) == 1
 
 
-def test_the_printed_snippet_built_by_myst_and_rendered_as_myst_renders_it(playwright, myst_site, tmp_path, figure):
-    """The snippet as printed, built by the MyST CLI, its module imported from where MyST copied it."""
+def printed_and_built(playwright, myst_site, tmp_path):
+    """embed.html's MyST snippet as printed, built by the MyST CLI in a new project: (its page's
+    anywidget nodes, the CLI's output)."""
     site, url = myst_site
     project = tmp_path / "project"
     project.mkdir()
+    snippet = printed_snippet(playwright, url)
+    print("embed.html's MyST snippet:", json.dumps(snippet["files"]))
+    return myst_build(project, site, snippet)
+
+
+def test_the_printed_snippet_built_by_myst_and_rendered_as_myst_renders_it(playwright, myst_site, tmp_path, figure):
+    """The snippet as printed, built by the MyST CLI, its module imported from where MyST copied it."""
+    site, url = myst_site
     watch = Watch(url)
     with browser_context(playwright, viewport={"width": 1200, "height": 2400}) as context:
-        snippet = printed_snippet(playwright, url)
-        print("embed.html's MyST snippet:", json.dumps(snippet["files"]))
-        nodes, output = myst_build(project, site, snippet)
+        nodes, output = printed_and_built(playwright, myst_site, tmp_path)
         print("the page's nodes:", json.dumps(nodes))
         assert not re.search(r"Cannot find asset|Error saving asset", output), output  # MyST found (or downloaded) the module
         assert all(node["esm"].startswith("/build/") for node in nodes), nodes  # MyST's copy, not the figure's folder
@@ -268,12 +275,9 @@ def test_the_module_on_myst_s_model_from_the_figure_s_folder(playwright, myst_si
     """The same nodes with the module imported from the figure's own folder (/attention-live/widget.js,
     not MyST's copy): the module's behaviour on MyST's model and renderer, apart from where MyST puts it."""
     site, url = myst_site
-    project = tmp_path / "project"
-    project.mkdir()
     watch = Watch(url)
     with browser_context(playwright, viewport={"width": 1200, "height": 2400}) as context:
-        snippet = printed_snippet(playwright, url)
-        nodes, _ = myst_build(project, site, snippet)
+        nodes, _ = printed_and_built(playwright, myst_site, tmp_path)
         for node in nodes:
             node["esm"] = f"/{FOLDER}/widget.js"
         page = open_unit(context, site, url, nodes, watch)
