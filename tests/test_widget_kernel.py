@@ -106,6 +106,7 @@ def test_the_widget_s_values():
     widget = AttentionLive()
     assert (widget.text, widget.layer, widget.head, widget.token) == (default_view["text"], default_view["layer"], default_view["head"], default_view["token"] + 1)
     assert widget._manifest["config"]["n_head"] == 4 and widget._manifest["default_view"] == default_view
+    assert AttentionLive(text="Alice said").token == 0  # another text: its last token, not the default view's query
     with pytest.raises(Exception, match="layer must be 1 to 2"):
         AttentionLive(layer=3)
     with pytest.raises(Exception, match="head must be 1 to 4"):

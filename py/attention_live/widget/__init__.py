@@ -79,8 +79,9 @@ class AttentionLive(anywidget.AnyWidget):
         figure = Figure((folder / "model.safetensors").read_bytes(), (folder / "tokenizer.json").read_bytes())
         default_view = json.loads((folder / "default_view.json").read_text(encoding="utf-8"))
         self._config = figure.config
-        defaults = {"text": default_view["text"], "layer": default_view["layer"], "head": default_view["head"],
-                    "token": default_view["token"] + 1}
+        defaults = {"text": default_view["text"], "layer": default_view["layer"], "head": default_view["head"]}
+        if values.get("text", default_view["text"]) == default_view["text"]:
+            defaults["token"] = default_view["token"] + 1  # its query; another text's is its last token (0)
         super().__init__(**{**defaults, **values})
         self._manifest = {"build": f"kernel:{folder.resolve().name}", "config": dataclasses.asdict(figure.config),
                           "default_view": default_view, "max_text_chars": MAX_TEXT_CHARS}
