@@ -790,8 +790,9 @@ def install_snippet_generators():
     and Docusaurus with ``npm ci`` from tests/docusaurus-site/ into .cache/docusaurus/, checked against
     its package-lock.json's integrity (MkDocs and Sphinx come with requirements-test.txt); for MyST's,
     mystmd (tests/mystmd/requirements.txt, by hash) into .cache/mystmd/ and myst-theme's renderer
-    (tests/myst-renderer/) into .cache/myst-renderer/. What cannot be installed is named here, and its
-    test fails saying what is missing."""
+    (tests/myst-renderer/) into .cache/myst-renderer/; for the Jupyter Book 1 parts, jupyter-book
+    (tests/jupyter-book-1/requirements.txt) in its own virtual environment, .cache/jupyter-book-1/.
+    What cannot be installed is named here, and its test fails saying what is missing."""
     if not Path("/usr/bin/pandoc").exists():
         try:
             apt_get_install("pandoc")
@@ -800,17 +801,31 @@ def install_snippet_generators():
     npm_install_pinned("docusaurus-site", CACHE / "docusaurus", "Docusaurus", "the Docusaurus snippet's test")
     # tests/test_myst_widget.py: the MyST CLI (PyPI's mystmd wheel: the CLI as one Node script; its two
     # dependencies serve only its Python launcher, unused) and myst-theme's anywidget renderer (npm)
-    mystmd = CACHE / "mystmd"
-    wanted = (ROOT / "tests" / "mystmd" / "requirements.txt").read_bytes()
-    if not (mystmd / "requirements.txt").exists() or (mystmd / "requirements.txt").read_bytes() != wanted:
-        shutil.rmtree(mystmd, ignore_errors=True)
-        try:
-            run([str(VENV / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-deps", "--require-hashes", "--target", str(mystmd),
-                 "-r", str(ROOT / "tests" / "mystmd" / "requirements.txt")])
-            (mystmd / "requirements.txt").write_bytes(wanted)
-        except (subprocess.CalledProcessError, OSError) as e:
-            print(f"could not install mystmd with pip ({e}): the MyST site's test will fail", file=sys.stderr)
+    pip_install_pinned("mystmd", CACHE / "mystmd", "mystmd", "the MyST site's test")
     npm_install_pinned("myst-renderer", CACHE / "myst-renderer", "myst-theme's anywidget renderer", "the MyST renderer's test")
+    # the "sphinx" snippet's Jupyter Book 1 parts: jupyter-book in a virtual environment of its own (its Sphinx is older)
+    pip_install_pinned("jupyter-book-1", CACHE / "jupyter-book-1", "Jupyter Book 1", "the Jupyter Book 1 snippet's test", venv=True)
+
+
+def pip_install_pinned(folder, target, what, tests, venv=False):
+    """tests/``folder``/requirements.txt installed into ``target``, unless it holds that file installed
+    already: as a virtual environment of its own (``venv``), or, pinned by hash and without
+    dependencies, as a folder of packages (pip --target, with .venv's pip). ``what`` cannot be
+    installed: said, naming the ``tests`` that will then fail."""
+    requirements = ROOT / "tests" / folder / "requirements.txt"
+    if (target / "requirements.txt").exists() and (target / "requirements.txt").read_bytes() == requirements.read_bytes():
+        return
+    shutil.rmtree(target, ignore_errors=True)
+    try:
+        if venv:
+            run([sys.executable, "-m", "venv", str(target)])
+            command = [str(target / "bin" / "python"), "-m", "pip", "install", "--quiet"]
+        else:
+            command = [str(VENV / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-deps", "--require-hashes", "--target", str(target)]
+        run([*command, "-r", str(requirements)])
+        shutil.copy2(requirements, target / "requirements.txt")
+    except (subprocess.CalledProcessError, OSError) as e:
+        print(f"could not install {what} with pip ({e}): {tests} will fail", file=sys.stderr)
 
 
 def train_model(arguments):
