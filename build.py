@@ -229,8 +229,10 @@ def zip_entry(path):
     return info
 
 
-def build_project_wheel(target):
+def build_project_wheel(target, notebook=False):
     """Write ``py/``'s package as a pure-Python wheel into ``target``; returns the wheel's file name.
+    Without ``notebook``, the tab's: the package's own modules; with it, the notebook's too: the widget
+    (attention_live.widget and its built files, NOTEBOOK_FILES) and the ``widget`` extra's requirement.
 
     The wheel is assembled here with zipfile, as the binary distribution format specifies (PyPA,
     "Binary distribution format": the package's files, then ``*.dist-info/`` with METADATA, WHEEL and
@@ -240,16 +242,23 @@ def build_project_wheel(target):
     """
     pyproject = read_pyproject()
     project = pyproject["project"]
-    packages = [name for name in pyproject["tool"]["setuptools"]["packages"] if "." not in name]  # not the notebook widget's
+    packages = [name for name in pyproject["tool"]["setuptools"]["packages"] if notebook or "." not in name]  # the widget is the notebook's
+    extras = project.get("optional-dependencies", {}) if notebook else {}
     name = project["name"].replace("-", "_")
     dist_info = f"{name}-{project['version']}.dist-info"
     metadata = "".join([
         "Metadata-Version: 2.1\n", f"Name: {project['name']}\n", f"Version: {project['version']}\n",
         f"Summary: {project['description']}\n", f"Requires-Python: {project['requires-python']}\n",
         *(f"Requires-Dist: {dependency}\n" for dependency in project["dependencies"]),
+        *(line for extra, needs in extras.items() for line in
+          [f"Provides-Extra: {extra}\n", *(f'Requires-Dist: {need}; extra == "{extra}"\n' for need in needs)]),
     ])
     entries = {path.relative_to(ROOT / "py").as_posix(): path.read_bytes()
-               for package in packages for path in sorted((ROOT / "py" / package).glob("*.py"))}
+               for package in packages for path in sorted((ROOT / "py" / package.replace(".", "/")).glob("*.py"))}
+    if notebook:
+        if not (NOTEBOOK_FILES / "widget.js").exists():
+            raise BuildError(f"{NOTEBOOK_FILES} has no widget.js: the notebook's wheel is made after a build")
+        entries.update({path.relative_to(ROOT / "py").as_posix(): path.read_bytes() for path in sorted(NOTEBOOK_FILES.rglob("*")) if path.is_file()})
     entries[f"{dist_info}/METADATA"] = metadata.encode()
     entries[f"{dist_info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: attention-live build.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
     record = "".join(f"{path},sha256={base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b'=').decode()},{len(data)}\n"
@@ -631,12 +640,18 @@ def release(dist=DIST):
     """Write ``attention-live-<version>.zip`` (version: py/pyproject.toml's) beside dist/, from the
     build in ``dist``: its root holds what a course author puts in a folder of their site, the
     element's script ``attention-live.js``, the standalone page ``index.html``, ``embed.html`` (the
-    snippets for each kind of course page), ``sw.js`` and the build's folder. Every URL in it is
-    relative, so it works under any sub-path. Returns the archive's path."""
+    snippets for each kind of course page), ``widget.js`` (the anywidget module), ``sw.js``, the
+    build's folder, and ``notebook/``: the package as a wheel with the notebook widget, for ``pip
+    install "notebook/<wheel>[widget]"``. Every URL in it is relative, so it works under any sub-path.
+    Returns the archive's path."""
     out = ROOT / f"attention-live-{read_pyproject()['project']['version']}.zip"
+    notebook = CACHE / "notebook-wheel"
+    shutil.rmtree(notebook, ignore_errors=True)
+    wheel = build_project_wheel(notebook, notebook=True)  # the notebook widget, for pip: notebook/<wheel>
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
         for path in sorted(p for p in dist.rglob("*") if p.is_file()):
             archive.writestr(zip_entry(path.relative_to(dist).as_posix()), path.read_bytes())
+        archive.writestr(zip_entry(f"notebook/{wheel}"), (notebook / wheel).read_bytes())
     print(f"wrote {out.name} ({out.stat().st_size:,} bytes): unpack it into a folder of the course site, "
           "then open embed.html there for the snippets")
     return out

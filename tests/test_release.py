@@ -2,6 +2,8 @@
 sources, its zip unpacked under a sub-path of a plain static server, and every snippet of its
 embed.html, served where a course page would have it, going live."""
 
+import subprocess
+import sys
 import zipfile
 
 import pytest
@@ -25,7 +27,7 @@ def unpacked(tmp_path_factory):
     site = project.parent / "site"
     with zipfile.ZipFile(archive) as release:
         names = set(release.namelist())
-        assert {"attention-live.js", "index.html", "embed.html", "sw.js"} <= names
+        assert {"attention-live.js", "widget.js", "index.html", "embed.html", "sw.js"} <= names
         release.extractall(site / SUB_PATH)
     return site
 
@@ -134,3 +136,26 @@ def test_embed_html_names_each_part_copies_it_and_passes_axe(playwright, static_
         page.keyboard.press("Enter")
         page.locator("#announcer", has_text="Copied mkdocs.yml for MkDocs (Material too).").wait_for(state="attached", timeout=WAIT_MS)
         assert page.evaluate("() => navigator.clipboard.readText()") == mkdocs[0]["code"]
+
+
+def test_the_notebook_wheel_is_the_package_pip_builds(unpacked, tmp_path):
+    """The release's notebook/ wheel (build.py writes it with zipfile) holds the same files, byte for
+    byte, and the same requirements as the wheel pip builds from the same sources with setuptools
+    (``pip install "./py[widget]"``'s): the widget, its bundled module and the shipped model."""
+    (wheel,) = (unpacked / SUB_PATH / "notebook").glob("attention_live-*-py3-none-any.whl")
+    project = unpacked.parent / "project"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", str(project / "py"), "-w", str(tmp_path)],
+                   check=True, capture_output=True)
+    (reference,) = tmp_path.glob("attention_live-*.whl")
+
+    def contents(path):
+        with zipfile.ZipFile(path) as archive:
+            files = {name: archive.read(name) for name in archive.namelist() if ".dist-info/" not in name}
+            metadata = archive.read(next(name for name in archive.namelist() if name.endswith(".dist-info/METADATA"))).decode()
+        return files, sorted(line for line in metadata.splitlines() if line.startswith(("Requires-Dist", "Provides-Extra", "Name", "Version")))
+
+    ours, theirs = contents(wheel), contents(reference)
+    assert sorted(ours[0]) == sorted(theirs[0])
+    assert "attention_live/widget/static/model/model.safetensors" in ours[0]
+    assert [name for name in ours[0] if ours[0][name] != theirs[0][name]] == []
+    assert ours[1] == theirs[1]
