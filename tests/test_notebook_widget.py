@@ -130,5 +130,16 @@ def test_the_widget_in_jupyterlab(playwright, jupyterlab, figure):
         shown = element.state()
         assert printed.inner_text().strip() == f"{TEXT + TYPED!r} {shown['token'] + 1} 1"
 
+        # the figure takes JupyterLab's theme, and follows it when the reader changes it
+        figure_root = "(element) => getComputedStyle(element.shadowRoot.querySelector('.figure')).colorScheme"
+        host = page.locator(".jp-OutputArea attention-live")
+        assert (host.get_attribute("theme"), host.evaluate(figure_root)) == ("light", "light")
+        page.locator(".lm-MenuBar-itemLabel", has_text="Settings").click()
+        page.locator(".lm-Menu-itemLabel").get_by_text("Theme", exact=True).hover()
+        page.locator(".lm-Menu-itemLabel").get_by_text("JupyterLab Dark", exact=True).click()
+        element.wait_for_element(".figure")  # the figure still there
+        page.wait_for_function("() => document.querySelector('.jp-OutputArea attention-live').getAttribute('theme') === 'dark'", timeout=WAIT_MS)
+        assert host.evaluate(figure_root) == "dark"
+
     watch.check()
     assert not [url for url in watch.requests if "pyodide" in url or "worker.js" in url]  # no Pyodide in a notebook

@@ -49,6 +49,30 @@ function modelValues(state) {
   };
 }
 
+/* The notebook's own light or dark theme, where it says which ("light", "dark"; null: it does not, and
+ * the figure follows the browser's scheme): JupyterLab and Notebook 7 mark <body> with
+ * data-jp-theme-light, VS Code with a vscode-light or vscode-dark class. */
+function notebookTheme() {
+  const { body } = document;
+  if (body.dataset.jpThemeLight !== undefined) return body.dataset.jpThemeLight === "true" ? "light" : "dark";
+  if (body.classList.contains("vscode-dark") || body.classList.contains("vscode-high-contrast")) return "dark";
+  if (body.classList.contains("vscode-light")) return "light";
+  return null;
+}
+
+/* The element's theme attribute follows the notebook's theme while it changes; returns the cleanup. */
+function followNotebookTheme(element) {
+  const apply = () => {
+    const theme = notebookTheme();
+    if (theme === null) element.removeAttribute("theme");
+    else if (element.getAttribute("theme") !== theme) element.setAttribute("theme", theme);
+  };
+  apply();
+  const observer = new MutationObserver(apply);
+  observer.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light", "class"] });
+  return () => observer.disconnect();
+}
+
 /* The notebook's kernel as the figure's Python, its build.json from the model (attention_live.widget). */
 function kernelRuntime(model) {
   if (!kernels.has(model)) kernels.set(model, new PythonClient(null, { openPort: () => kernelPort(model) }));
@@ -101,14 +125,17 @@ function render({ model, el }) {
     }
     model.save_changes();
   };
+  let stopTheme = () => {};
   if (kernel) {
     element[RUNTIME] = kernelRuntime(model);
     element.addEventListener("attention-live:change", push);
+    stopTheme = followNotebookTheme(element);
   }
   el.append(element);
 
   return () => {
     gone = true; // MyST's model has no off(): its handlers stay, doing nothing
+    stopTheme();
     if (kernel) {
       element.removeEventListener("attention-live:change", push);
       for (const [event, handler] of handlers) model.off(event, handler);
