@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import build
-from support.figure_page import WAIT_MS, FigurePage, Watch, browser_context, ends_with
+from support.figure_page import WAIT_MS, FigurePage, Watch, browser_context, containing
 
 TEXT = "Then the Queen turned to Alice and said"
 TYPED = " to the"
@@ -110,6 +110,8 @@ def test_the_widget_in_jupyterlab(playwright, jupyterlab, figure):
         element.wait_for_state("ready", text=TEXT, layer=2, head=3, token=7)
         state = element.state()
         assert state["runtime"]["kind"] == "kernel"  # the kernel's Python, not a worker's
+        element.wait_for_element("#status", text=containing("computed live by the notebook's kernel"))
+        element.wait_for_element("#computed-where", text="by the notebook's kernel")  # the about text's "in this tab" is not true here
         check_numbers(state, figure, 2, 3)
 
         text_box = page.locator(".jp-OutputArea attention-live").locator("#text")  # Playwright's CSS reaches into the shadow root

@@ -80,7 +80,7 @@ function kernelRuntime(model) {
     python: kernels.get(model),
     manifest: async () => model.get("_manifest"),
     linkHref: (fragment) => fragment, // a notebook has no standalone page: the view's fragment alone
-    liveSource: "computed live by the notebook's kernel",
+    where: "by the notebook's kernel",
   };
 }
 

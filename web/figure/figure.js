@@ -36,7 +36,7 @@ import { describeRow } from "../views/matrix.js";
 /* The figure's parts: the id of each, in the figure's tree (its document, or its element's shadow root). */
 const PARTS = {
   text: "text", layers: "layers", heads: "heads", status: "status", announcer: "announcer", notice: "notice",
-  tokens: "tokens", modelSize: "model-size", retry: "retry", legend: "legend", headsPanel: "heads-panel",
+  tokens: "tokens", modelSize: "model-size", computedWhere: "computed-where", retry: "retry", legend: "legend", headsPanel: "heads-panel",
   headsGrid: "heads-grid", matrixPanel: "matrix-panel", matrix: "matrix-view", mathPanel: "math-panel",
   math: "math-view", nextPanel: "next-panel", next: "next-view", whatIf: "what-if", copyLink: "copy-link",
   linkBox: "link-box", linkText: "link-text", savedImage: "saved-image", flashPart: "flash-part", flash: "flash-view",
@@ -82,7 +82,7 @@ export class AttentionFigure {
    *                 of the address, or of the element's attributes)
    *   linkHref      (fragment) => the address "Copy link" copies for the view `fragment`
    *   notices       sentences shown in the notice for as long as the figure lives
-   *   liveSource    where live numbers come from, on the status line (default "computed live in this tab")
+   *   where         where live numbers are computed, on the status line and in the about text (default "in this tab")
    */
   constructor(root, options) {
     this.#root = root;
@@ -103,7 +103,7 @@ export class AttentionFigure {
     });
     this.#answers = createAnswers(() => [this.#view.result, this.viewState.get()], (kind) => this.#onAnswer(kind));
     this.#newReady();
-    this.#status = createStatus(el, { liveSource: options.liveSource });
+    this.#status = createStatus(el, { where: options.where });
     this.#measures = createMeasures();
     this.#loading = createLoading(this, el, options);
     this.#tools = createTools(this, { ...el, saveButtons: root.querySelectorAll("button[data-save]") }, options.linkHref);
@@ -474,6 +474,7 @@ export class AttentionFigure {
     const { config, default_view: defaultView } = manifest; // its text is already in the box (build.py put it there)
     view.config = config;
     el.modelSize.textContent = `tiny ${config.n_layer}-layer, ${config.n_head}-head`;
+    if (this.#options.where) el.computedWhere.textContent = this.#options.where;
     this.#views.forModel(config);
     const given = this.#queue.requested > 0; // a text given before build.json arrived (setText, a message, typing)
     const { text, layer, head, panels } = this.#links.initial(config, manifest.max_text_chars, given);

@@ -17,7 +17,7 @@ const viewOf = (state) => JSON.stringify([state.layer, state.head, state.token, 
 
 /**
  * @param {{status: Element, notice: Element, announcer: Element}} parts  the status line, the notice, the live region
- * @param {{liveSource?: string}} options  where live numbers come from, as the status line says it
+ * @param {{where?: string}} options  where live numbers are computed ("in this tab"), as the status line says it
  * @returns the status of one figure:
  *   set(text)                     the status line says `text`;
  *   say(text, result, state)      the answer to a button (Copy link, Save): on the line and said; kept
@@ -29,7 +29,7 @@ const viewOf = (state) => JSON.stringify([state.layer, state.head, state.token, 
  *   text                          what the line says now;
  *   destroy()                     drops a sentence waiting to be said.
  */
-export function createStatus({ status, notice, announcer: region }, { liveSource = "computed live in this tab" } = {}) {
+export function createStatus({ status, notice, announcer: region }, { where = "in this tab" } = {}) {
   const announcer = createAnnouncer(region);
   let spoken = null; // {text, shown, view}: an answer said, kept on the line while its text and view are shown
 
@@ -50,7 +50,7 @@ export function createStatus({ status, notice, announcer: region }, { liveSource
     view(result, state, token) {
       if (spoken && (spoken.shown !== result.text || spoken.view !== viewOf(state))) spoken = null;
       if (spoken && state.preview === null) return setText(status, spoken.text);
-      const source = result.precomputed ? "precomputed at build time" : liveSource;
+      const source = result.precomputed ? "precomputed at build time" : `computed live ${where}`;
       setText(status, `Query ${queryText(result.labels, token)} · layer ${state.layer}, head ${state.head} · ${source}`);
     },
     /* What the figure changed in what it was given (`result`), and the sentences `given`: {failed (the
