@@ -112,6 +112,7 @@ def test_the_widget_in_jupyterlab(playwright, jupyterlab, figure):
         assert state["runtime"]["kind"] == "kernel"  # the kernel's Python, not a worker's
         element.wait_for_element("#status", text=containing("computed live by the notebook's kernel"))
         element.wait_for_element("#computed-where", text="by the notebook's kernel")  # the about text's "in this tab" is not true here
+        element.wait_for_element("#copy-link", hidden=True)  # no page of the figure to link to
         check_numbers(state, figure, 2, 3)
 
         text_box = page.locator(".jp-OutputArea attention-live").locator("#text")  # Playwright's CSS reaches into the shadow root

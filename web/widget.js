@@ -79,7 +79,7 @@ function kernelRuntime(model) {
   return {
     python: kernels.get(model),
     manifest: async () => model.get("_manifest"),
-    linkHref: (fragment) => fragment, // a notebook has no standalone page: the view's fragment alone
+    linkHref: null, // a notebook has no page of the figure to link to: no Copy link
     where: "by the notebook's kernel",
   };
 }

@@ -80,7 +80,7 @@ export class AttentionFigure {
    *   manifest      () => Promise of the build's build.json (runtime/manifest.js)
    *   initialView   (config, maxChars) => {view, changes}: the view asked for (url-state.js's readLink
    *                 of the address, or of the element's attributes)
-   *   linkHref      (fragment) => the address "Copy link" copies for the view `fragment`
+   *   linkHref      (fragment) => the address "Copy link" copies for the view `fragment`; null: no link to copy
    *   notices       sentences shown in the notice for as long as the figure lives
    *   where         where live numbers are computed, on the status line and in the about text (default "in this tab")
    */

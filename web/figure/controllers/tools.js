@@ -24,7 +24,7 @@ function inSandbox() {
 /**
  * @param figure   the core (figure.js): linkFragment(), image(format), summary(), say(text), changed()
  * @param parts    {copyLink, linkBox, linkText, savedImage, saveButtons}: the buttons and boxes
- * @param linkHref (fragment) => the address "Copy link" copies for the view `fragment`
+ * @param linkHref (fragment) => the address "Copy link" copies for the view `fragment`; null: no Copy link
  * @returns {showLinkInBox(href), destroy()}
  */
 export function createTools(figure, { copyLink, linkBox, linkText, savedImage, saveButtons }, linkHref) {
@@ -102,6 +102,7 @@ export function createTools(figure, { copyLink, linkBox, linkText, savedImage, s
     figure.changed();
   }, { signal });
 
+  copyLink.hidden = linkHref === null; // no page to link to (a notebook's figure)
   copyLink.addEventListener("click", copy, { signal });
   for (const button of saveButtons) button.addEventListener("click", () => save(button.dataset.save, button), { signal });
 
