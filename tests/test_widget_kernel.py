@@ -111,6 +111,15 @@ def test_the_widget_s_values():
         AttentionLive(layer=3)
     with pytest.raises(Exception, match="head must be 1 to 4"):
         widget.head = 0
+    shown = len(widget._figure.tokenize(widget.text)["ids"])
+    widget.token = shown  # the last token, 1-based
+    for outside in (shown + 1, -1):
+        with pytest.raises(Exception, match=f"token must be 1 to {shown} .* not {outside}"):
+            widget.token = outside
+    with pytest.raises(Exception, match="panels: sideways is not one of heads, matrix, math, next"):
+        widget.panels = "heads,sideways"
+    widget.panels = "heads, math"
+    assert (widget.token, widget.panels) == (shown, "heads, math")  # a refused value changed nothing
     sent = []
     widget.send = lambda content, buffers=None: sent.append((content, buffers))
     widget._answer(widget, {"protocol": PROTOCOL, "message": {"type": "tokenize", "id": 1, "text": "Alice"}}, [])
@@ -123,6 +132,8 @@ def test_a_model_folder_without_its_files(tmp_path):
     (tmp_path / "model.safetensors").write_bytes(b"")
     with pytest.raises(FileNotFoundError, match="no tokenizer.json, default_view.json there"):
         AttentionLive(model=tmp_path)
+    with pytest.raises(FileNotFoundError, match="nowhere does not exist"):
+        AttentionLive(model=tmp_path / "nowhere")
 
 
 def test_pip_builds_the_package_with_its_files(tmp_path):

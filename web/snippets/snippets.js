@@ -130,7 +130,7 @@ export function snippets(base, courseOrigin) {
     },
     {
       name: "myst", title: "MyST (mystmd, Jupyter Book 2)",
-      where: "Unpack the release into attention-live/ beside myst.yml; static_files (mystmd 1.10 or later) copies it whole into the site (with an earlier mystmd, which ignores it, copy attention-live/ into _build/html/ after myst build --html), and the {anywidget} directive puts the figure in the page, its view from the JSON body (token 1-based).",
+      where: "Unpack the release into attention-live/ beside myst.yml (keep that name: widget.js, which MyST copies alone, finds the figure there); static_files (mystmd 1.10 or later) copies it whole into the site (with an earlier mystmd, which ignores it, copy attention-live/ into _build/html/ after myst build --html), and the {anywidget} directive puts the figure in the page, its view from the JSON body (token 1-based).",
       parts: [
         { file: "myst.yml", code: "project:\n  static_files:\n    - attention-live" },
         { file: "unit.md (any page)", code: `:::{anywidget} /attention-live/widget.js\n${JSON.stringify(VIEW)}\n:::` },

@@ -29,11 +29,15 @@ from .kernel import Kernel
 STATIC = Path(__file__).parent / "static"  # written by build.py (write_notebook_files)
 SHIPPED_MODEL = STATIC / "model"  # the figure's own model: weights/ of the repository
 MODEL_FILES = ("model.safetensors", "tokenizer.json", "default_view.json")  # a model folder (build.py's MODEL_FOLDER_FILES)
+PANELS = ("heads", "matrix", "math", "next")  # the views below the chips (web/figure/view-state.js's PANEL_NAMES)
 
 
 def model_folder(path):
     """``path`` (str or Path) as a model folder, checked: FileNotFoundError naming what is missing."""
     folder = Path(path)
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{folder} does not exist (or is not a folder): a model folder is what "
+                                "`python3 build.py train` writes (models/<name>/)")
     missing = [name for name in MODEL_FILES if not (folder / name).is_file()]
     if missing:
         raise FileNotFoundError(f"{folder}: no {', '.join(missing)} there; a model folder is what "
@@ -61,8 +65,10 @@ class AttentionLive(anywidget.AnyWidget):
             "next" (str; "" none).
         model: a model folder (str or Path): what ``build.py train`` writes; default the shipped model.
     The five values are traitlets, synced both ways: set one and the figure follows; the reader's
-    typing and clicks set them. Raises FileNotFoundError for a model folder without its files, and
-    traitlets.TraitError for a layer or head outside the model.
+    typing and clicks set them (``token`` is 0 until the figure is shown and has chosen its query).
+    Raises FileNotFoundError for a model folder that is missing or lacks its files, and
+    traitlets.TraitError for a layer or head outside the model, a token outside the text's tokens, or
+    an unknown panel.
     """
 
     _esm = built_module()  # anywidget reads the file (and watches it with ANYWIDGET_HMR=1)
@@ -77,6 +83,7 @@ class AttentionLive(anywidget.AnyWidget):
     def __init__(self, model=None, **values):
         folder = model_folder(SHIPPED_MODEL if model is None else model)
         figure = Figure((folder / "model.safetensors").read_bytes(), (folder / "tokenizer.json").read_bytes())
+        self._figure = figure  # for the checks below (the token among the text's); the page's views are the kernel's
         default_view = json.loads((folder / "default_view.json").read_text(encoding="utf-8"))
         self._config = figure.config
         defaults = {"text": default_view["text"], "layer": default_view["layer"], "head": default_view["head"]}
@@ -97,6 +104,24 @@ class AttentionLive(anywidget.AnyWidget):
             if not 1 <= value <= count:
                 raise traitlets.TraitError(f"{name} must be 1 to {count} (this model has {count} {name}s), not {value}")
         return value
+
+    @traitlets.validate("token")
+    def _among_tokens(self, proposal):
+        value = proposal["value"]
+        figure = getattr(self, "_figure", None)
+        if figure is not None:
+            count = len(figure.tokenize(self.text)["ids"])
+            if not 0 <= value <= count:
+                raise traitlets.TraitError(f"token must be 1 to {count} (the text shows {count} tokens), or 0 for the last; not {value}")
+        return value
+
+    @traitlets.validate("panels")
+    def _known_panels(self, proposal):
+        names = [name.strip() for name in proposal["value"].split(",") if name.strip()]
+        unknown = [name for name in names if name not in PANELS]
+        if unknown:
+            raise traitlets.TraitError(f"panels: {', '.join(unknown)} is not one of {', '.join(PANELS)} (comma-separated)")
+        return proposal["value"]
 
     def _answer(self, _widget, content, _buffers):
         """The page's request ``content["message"]`` answered (kernel.py), each reply sent with its buffers."""
