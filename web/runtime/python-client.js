@@ -93,18 +93,14 @@ export class PythonClient {
     if (typeof SharedWorker === "function" && !this.sharedRefused) {
       try {
         worker = new SharedWorker(url, { name, extendedLifetime: true }); // EXTENDED_LIFETIME, above
-        this.port = worker.port;
-        this.port.start();
+        worker.port.start();
       } catch {
         this.sharedRefused = "exception"; // refused here (some embedded or private modes)
         worker = null;
       }
     }
     const shared = worker !== null;
-    if (worker === null) {
-      worker = new Worker(url, { name });
-      this.port = worker;
-    }
+    if (worker === null) worker = new Worker(url, { name });
     this.listenTo(worker, shared);
     worker.onerror = (event) => {
       event.preventDefault?.(); // said on the status line: not also an uncaught error of the page

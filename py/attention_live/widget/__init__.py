@@ -83,9 +83,8 @@ class AttentionLive(anywidget.AnyWidget):
     def __init__(self, model=None, **values):
         folder = model_folder(SHIPPED_MODEL if model is None else model)
         figure = Figure((folder / "model.safetensors").read_bytes(), (folder / "tokenizer.json").read_bytes())
-        self._figure = figure  # for the checks below (the token among the text's); the page's views are the kernel's
+        self._figure = figure  # before the traitlets are set: their checks read the model and the tokenizer (the page's views are the kernel's)
         default_view = json.loads((folder / "default_view.json").read_text(encoding="utf-8"))
-        self._config = figure.config
         defaults = {"text": default_view["text"], "layer": default_view["layer"], "head": default_view["head"]}
         if values.get("text", default_view["text"]) == default_view["text"]:
             defaults["token"] = default_view["token"] + 1  # its query; another text's is its last token (0)
@@ -98,21 +97,17 @@ class AttentionLive(anywidget.AnyWidget):
     @traitlets.validate("layer", "head")
     def _within_model(self, proposal):
         name, value = proposal["trait"].name, proposal["value"]
-        config = getattr(self, "_config", None)
-        if config is not None:
-            count = config.n_layer if name == "layer" else config.n_head
-            if not 1 <= value <= count:
-                raise traitlets.TraitError(f"{name} must be 1 to {count} (this model has {count} {name}s), not {value}")
+        count = self._figure.config.n_layer if name == "layer" else self._figure.config.n_head
+        if not 1 <= value <= count:
+            raise traitlets.TraitError(f"{name} must be 1 to {count} (this model has {count} {name}s), not {value}")
         return value
 
     @traitlets.validate("token")
     def _among_tokens(self, proposal):
         value = proposal["value"]
-        figure = getattr(self, "_figure", None)
-        if figure is not None:
-            count = len(figure.tokenize(self.text)["ids"])
-            if not 0 <= value <= count:
-                raise traitlets.TraitError(f"token must be 1 to {count} (the text shows {count} tokens), or 0 for the last; not {value}")
+        count = len(self._figure.tokenize(self.text)["ids"])
+        if not 0 <= value <= count:
+            raise traitlets.TraitError(f"token must be 1 to {count} (the text shows {count} tokens), or 0 for the last; not {value}")
         return value
 
     @traitlets.validate("panels")
