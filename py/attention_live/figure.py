@@ -1,6 +1,7 @@
 """What the page asks of Python: one text in, its tokens and every head's attention out; the math of
 one row (``explain``), the same row as FlashAttention computes it (``flash``) and the next token
-(``predict``) on request.
+(``predict``) on request; the same for any checkpoint of the model's training run (``add_checkpoint``,
+then ``analyse(..., step=)``).
 
 The page's worker builds one ``Figure`` from the fetched files, then calls ``analyse(text)`` with
 the visitor's text as an argument (never as source code) on every edit. Layers and heads are
@@ -16,6 +17,7 @@ import numpy as np
 
 from attention_live.explain import explain_row, next_token, what_if_head
 from attention_live.flash import flash
+from attention_live.focus import even_entropy, row_entropy
 from attention_live.kv_cache import CachedForward, cache_summary
 from attention_live.labels import token_label
 from attention_live.model import gpt, load_gpt
@@ -38,6 +40,9 @@ class Figure:
         tokenizer_json: the ``tokenizer.json`` file (bytes, UTF-8).
         model_sha256: if given, the hex sha256 that ``model_bytes`` must have (build.py records it),
             so that even one changed byte is caught before any number is shown.
+    Attributes:
+        step: the training step of the model, from its ``__metadata__["step"]`` (int), or None if
+            the file does not say.
     Raises:
         ValueError: a file is damaged, or tokenizer.json is not the one the model was trained
             with (its sha256 differs from ``__metadata__["tokenizer_sha256"]``); the message names the file.
@@ -47,7 +52,12 @@ class Figure:
         if model_sha256 is not None and hashlib.sha256(bytes(model_bytes)).hexdigest() != model_sha256:
             raise ValueError("model.safetensors is damaged: its sha256 differs from the one recorded at build time")
         self.params, self.config, metadata = load_gpt(model_bytes)
+        self.step = int(metadata["step"]) if "step" in metadata else None
+        self._model = self.params  # the model's own parameters: what step None (or self.step) shows
+        self._checkpoints = {}  # step -> params of an earlier checkpoint (add_checkpoint), shared by every view
+        self._shown_step = None  # the step this view computes with (None: the model itself)
         digest = hashlib.sha256(bytes(tokenizer_json)).hexdigest()
+        self._tokenizer_sha256 = digest  # every checkpoint must name the same (add_checkpoint)
         if metadata.get("tokenizer_sha256") != digest:
             raise ValueError("tokenizer.json does not match model.safetensors (sha256 differs from the model's metadata)")
         self.tokenizer = Tokenizer.from_json(bytes(tokenizer_json).decode("utf-8"))
@@ -64,10 +74,38 @@ class Figure:
         cache and what-ifs) while the parameters, the tokenizer and the labels, which no call
         changes, are shared rather than loaded again. Returns a Figure.
         """
-        view = copy.copy(self)  # shallow: the same params, config, tokenizer and labels
-        view._live = CachedForward(self.params, self.config)
-        view._what_if = CachedForward(self.params, self.config)
+        view = copy.copy(self)  # shallow: the same params, config, tokenizer, labels and checkpoints
+        view.params, view._shown_step = self._model, None
+        view._live = CachedForward(view.params, self.config)
+        view._what_if = CachedForward(view.params, self.config)
         return view
+
+    def add_checkpoint(self, step, model_bytes, model_sha256=None):
+        """Load the checkpoint of training step ``step`` (int), an earlier state of this model's own
+        training run, for ``analyse(..., step=step)`` in this Figure and every view of it. It shares
+        the tokenizer and is kept: each step is loaded once.
+
+        Args:
+            step: the checkpoint's training step, as its ``__metadata__["step"]`` says.
+            model_bytes: its safetensors file (bytes-like), in the model's own format.
+            model_sha256: if given, the hex sha256 that ``model_bytes`` must have (build.json lists it).
+        Raises ValueError (naming the step) if the file is damaged, was trained with another
+        tokenizer or shape of model, or is not the checkpoint of ``step``.
+        """
+        name = f"the checkpoint of step {step}"
+        if model_sha256 is not None and hashlib.sha256(bytes(model_bytes)).hexdigest() != model_sha256:
+            raise ValueError(f"{name} is damaged: its sha256 differs from the one recorded at build time")
+        params, config, metadata = load_gpt(model_bytes, name)
+        if config != self.config or metadata.get("tokenizer_sha256") != self._tokenizer_sha256:
+            raise ValueError(f"{name} is not a checkpoint of this model: its config or tokenizer differs")
+        if metadata.get("step") != str(step):
+            raise ValueError(f"{name} says it is step {metadata.get('step')}")
+        self._checkpoints[step] = params
+
+    @property
+    def checkpoints(self):
+        """The steps loaded with ``add_checkpoint`` (sorted list of int)."""
+        return sorted(self._checkpoints)
 
     def label(self, token_id):
         """The chip label (str) of the token ``token_id`` (int): labels.token_label of its bytes.
@@ -100,8 +138,12 @@ class Figure:
         return {"text": text, "chars_dropped": chars_dropped, "ids": ids, "labels": [self.label(i) for i in ids],
                 "tokens_dropped": tokens_dropped}
 
-    def analyse(self, text, knockout=(), what_if=None):
+    def analyse(self, text, knockout=(), what_if=None, step=None):
         """Tokenize ``text`` (str, as ``tokenize`` does) and run the model on its shown tokens.
+
+        ``step``: None (or the model's own ``step``) for the model itself, else the training step of
+        a checkpoint loaded with ``add_checkpoint``: this and every later ``explain``, ``flash`` and
+        ``predict`` of this view then use that checkpoint, until a call with another step.
 
         What-ifs, never touching the live view's cache: ``knockout``, (layer, head) pairs (1-based)
         whose attention output is zeroed (see ``predict``), and ``what_if``, None or (layer, head,
@@ -109,10 +151,15 @@ class Figure:
         False) or without the causal mask (``mask`` False).
         Returns ``tokenize``'s dict, and:
             attention: float32 [n_layer, n_head, T, T] probabilities, or None for empty text;
+            entropy: float32 [n_layer, n_head, T], each row's entropy in bits (``focus.row_entropy``:
+                0 all on one key, log2(i + 1) spread evenly over query i's keys), or None for empty text;
+            entropy_even: float32 [T], that most, log2(i + 1) for query i (``focus.even_entropy``);
             cache: what the KV cache behind these numbers did (``kv_cache.cache_summary``), or None
-                for empty text.
-        Raises ValueError for a knockout or what-if head outside the model.
+                for empty text;
+            step: the checkpoint shown (int), or None for the model itself.
+        Raises ValueError for a knockout or what-if head outside the model, or a step not loaded.
         """
+        self._show_step(step)
         shown = self.tokenize(text)
         ids = shown["ids"]
         run = self._run(ids, knockout)
@@ -122,7 +169,8 @@ class Figure:
             self._check_view(layer, head, 0)
             attention[layer - 1, head - 1] = what_if_head(run.queries[layer - 1][head - 1], run.present[layer - 1][0][head - 1],
                                                           scale, mask)
-        return {**shown, "attention": attention, "cache": cache_summary(self.config, len(ids), run.reused) if ids else None}
+        return {**shown, "attention": attention, "entropy": row_entropy(attention) if ids else None, "entropy_even": even_entropy(len(ids)),
+                "cache": cache_summary(self.config, len(ids), run.reused) if ids else None, "step": self._shown_step}
 
     def explain(self, layer, head, token, scale=True, mask=True, knockout=()):
         """The math of one attention row of the last text analysed (``explain.explain_row``).
@@ -196,6 +244,20 @@ class Figure:
         for name, value, low, high in (("layer", layer, 1, c.n_layer), ("head", head, 1, c.n_head), ("token", token, 0, T - 1)):
             if not (isinstance(value, numbers.Integral) and not isinstance(value, bool) and low <= value <= high):
                 raise ValueError(f"{name} must be a whole number from {low} to {high}, got {value!r}")
+
+    def _show_step(self, step):
+        """Compute with the checkpoint of ``step`` (None or the model's own step: the model) from now on:
+        the parameters change, so the KV caches start again."""
+        if step == self.step:
+            step = None
+        if step == self._shown_step:
+            return
+        if step is not None and step not in self._checkpoints:
+            raise ValueError(f"step {step!r} is not a loaded checkpoint (loaded: {self.checkpoints or 'none'})")
+        self.params = self._model if step is None else self._checkpoints[step]
+        self._live = CachedForward(self.params, self.config)
+        self._what_if = CachedForward(self.params, self.config)
+        self._shown_step = step
 
     def _run(self, ids, knockout):
         """The cached forward pass for ``knockout`` (1-based pairs) brought up to ``ids``: the live one

@@ -68,14 +68,33 @@ class CachedForward:
 
 def cache_summary(config, T, reused):
     """What the cache did on the last update, for the page's line about it. Returns a dict:
+        tokens: T (int); heads: attention heads in all, n_layer · n_head (int);
         computed: [first, last] positions computed, 1-based, or None if none was;
         reused: positions taken from the cache (int);
         bytes: memory the cache holds for T tokens, 2 · n_layer · T · n_embd float32 values (int);
-        scores_per_head: query-key dot products one head needs for T tokens, T(T+1)/2 (int).
+        scores_per_head: query-key dot products one head needs for T tokens, T(T+1)/2 (int);
+        scores_computed: the dot products this update computed, in every head of every layer: query i
+            (1-based) scores its i keys, for each of the rows computed (int);
+        scores_full: what recomputing the whole text would take, T(T+1)/2 per head times the heads
+            and layers (int);
+        tokens_doubled, scores_full_doubled: 2T, and the scores a full recompute of a text of 2T
+            tokens would take (ints): about four times scores_full, since the count grows with T²
+            (the causal mask only halves it).
     """
+    heads = config.n_layer * config.n_head
+
+    def triangle(n):  # query-key pairs of n tokens under the causal mask: 1 + 2 + … + n
+        return n * (n + 1) // 2
+
     return {
+        "tokens": T,
+        "heads": heads,
         "computed": [reused + 1, T] if reused < T else None,
         "reused": reused,
         "bytes": 2 * config.n_layer * T * config.n_embd * np.dtype(np.float32).itemsize,
-        "scores_per_head": T * (T + 1) // 2,
+        "scores_per_head": triangle(T),
+        "scores_computed": heads * (triangle(T) - triangle(reused)),  # rows reused + 1 .. T
+        "scores_full": heads * triangle(T),
+        "tokens_doubled": 2 * T,
+        "scores_full_doubled": heads * triangle(2 * T),
     }

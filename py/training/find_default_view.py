@@ -8,8 +8,9 @@ are layer 2, head 3 and layer 1, head 1, as the chapter names them. Writes ``wei
 * ``text``, ``layer``, ``head`` (1-based), ``token`` (0-based index of «said»), ``key`` (index of «Alice»);
 * ``said``: the focused head's probabilities from «said» to ``alice``, ``and``, ``queen`` and its ``largest``;
 * ``diffuse``: ``layer``, ``head`` and ``largest`` (the largest probability from «said») of the diffuse head;
-* ``precomputed``: the sentence's ``ids``, ``labels`` and ``attention`` ([n_layer][n_head][T][T]
-  probabilities, rounded to 6 decimals), so that the page can draw the figure before Python has started;
+* ``precomputed``: the sentence's ``ids``, ``labels``, ``attention`` ([n_layer][n_head][T][T]
+  probabilities) and each row's ``entropy`` in bits with ``entropy_even`` (rounded to 6 decimals), so
+  that the page can draw the figure before Python has started;
 * ``about``: what the model was trained on (``corpus``) and how (``training``), and ``story``: the
   sentence about the default view with these numbers; build.py puts all three into the page's
   "about" text (plain text). A course's own model has the same fields (``training.course_view``).
@@ -60,8 +61,12 @@ def chapter_story(layer, head, said, diffuse_layer, diffuse_head, largest):
 
 def precomputed(result):
     """What the page draws before Python has started, from ``Figure.analyse``'s ``result``: the ``ids``,
-    ``labels`` and ``attention`` ([n_layer][n_head][T][T] probabilities, rounded to 6 decimals, as lists)."""
-    return {"ids": result["ids"], "labels": result["labels"], "attention": np.round(result["attention"].astype(np.float64), 6).tolist()}
+    ``labels`` and ``attention`` ([n_layer][n_head][T][T] probabilities, rounded to 6 decimals, as lists),
+    ``entropy`` ([n_layer][n_head][T] bits, each row's entropy) and ``entropy_even`` ([T] bits, the most
+    each row can have), rounded likewise."""
+    return {"ids": result["ids"], "labels": result["labels"], "attention": np.round(result["attention"].astype(np.float64), 6).tolist(),
+            "entropy": np.round(result["entropy"].astype(np.float64), 6).tolist(),
+            "entropy_even": np.round(result["entropy_even"].astype(np.float64), 6).tolist()}
 
 
 def main():

@@ -55,6 +55,11 @@ export function percent(weight) {
   return `${(weight * 100).toFixed(1)}%`;
 }
 
+/** An entropy in bits as the figure writes it: "1.61 bits" (a rounding -0 as 0). */
+export function bitsText(bits) {
+  return `${Math.abs(bits).toFixed(2)} bits`;
+}
+
 /** The query as the figure names it: "«said» (token 8 of 16)" (1-based, as on screen). */
 export function queryText(labels, token) {
   return `«${labels[token]}» (token ${token + 1} of ${labels.length})`;

@@ -3,6 +3,7 @@
  * and geometry (views/), top to bottom:
  *
  *   caption     "Attention, live · 2-layer toy GPT · layer 2, head 3 · query «said» (token 8 of 16)",
+ *               the checkpoint's line when "Watch it learn" shows one ("Training step 500 of 5,000 · …"),
  *               and the what-if banner's sentence when one is on
  *   chips       every token with its percentage and colour, masked ones hatched, the query outlined
  *   legend      the colour scale
@@ -18,6 +19,7 @@ import { paintHeatmap } from "../draw/heatmap.js";
 import { GLOSSES, mathText, stripsOf } from "../views/math-panel.js";
 import { paintStrip, stripSize } from "../draw/strip.js";
 import { ROW_LABELS, cellSize, describeRow, labelEvery } from "../views/matrix.js";
+import { checkpointText } from "../views/learn.js";
 import { nextText } from "../views/next-token.js";
 import { headOffset, keysSeen, percent, queryText } from "../draw/numbers.js";
 import { whatIfText } from "../views/what-if-banner.js";
@@ -50,6 +52,7 @@ function caption(snapshot, width) {
   const query = T === 0 ? "no tokens" : `query ${queryText(result.labels, state.token)}`;
   const line = `Attention, live · ${config.n_layer}-layer toy GPT · layer ${state.layer}, head ${state.head} · ${query}`;
   const lines = wrap(line, width, 15).map((words) => ({ words, colour: INK, weight: "bold" }));
+  if (snapshot.checkpoint) lines.push(...wrap(`Training ${checkpointText(...snapshot.checkpoint)}`, width, 13).map((words) => ({ words, colour: INK, weight: "normal" })));
   const whatIf = whatIfText(state);
   if (whatIf) lines.push(...wrap(whatIf, width, 13).map((words) => ({ words, colour: "#7a2e0e", weight: "bold" })));
   return (y) => section(lines.map(({ words, colour, weight }, i) => text(MARGIN, y + 16 + i * 20, words, { size: i === 0 ? 15 : 13, fill: colour, "font-weight": weight })).join(""), lines.length * 20 + 8);
@@ -304,7 +307,8 @@ export function slug(text) {
  *  the scale it asked for, a sentence saying so. */
 export async function exportFigure(snapshot, format) {
   const svg = figureSvg(snapshot);
-  const name = `attention-live-${slug(snapshot.result.text)}-l${snapshot.state.layer}h${snapshot.state.head}.${format}`;
+  const step = snapshot.checkpoint ? `-step${snapshot.checkpoint[0].step}` : "";
+  const name = `attention-live-${slug(snapshot.result.text)}-l${snapshot.state.layer}h${snapshot.state.head}${step}.${format}`;
   if (format === "svg") return { file: new File([svg], name, { type: "image/svg+xml" }), note: "" };
   const wanted = Math.max(2, window.devicePixelRatio || 1);
   const { blob, scale } = await svgToPng(svg, wanted);

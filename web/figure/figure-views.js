@@ -6,13 +6,14 @@
  */
 import { createChips } from "../views/chips.js";
 import { createChoices } from "../views/choices.js";
-import { focusedIn } from "../lib/dom.js";
+import { focusedIn, setHidden } from "../lib/dom.js";
 import { drawLegend } from "../draw/colour.js";
 import { createHeadsGrid } from "../views/heads-grid.js";
 import { createMathPanel } from "../views/math-panel.js";
 import { createFlashSteps } from "../views/flash-steps.js";
 import { createMatrix } from "../views/matrix.js";
 import { createNextToken } from "../views/next-token.js";
+import { createLearn } from "../views/learn.js";
 import { createWhatIfBanner } from "../views/what-if-banner.js";
 import { whenSeenOrPaused } from "../lib/when-paused.js";
 import { headOffset, keysSeen } from "../draw/numbers.js";
@@ -24,11 +25,11 @@ import { hasWhatIf, PANEL_NAMES } from "./view-state.js";
  * @param on   what the reader's acts on the views do, through the core: choose(patch) (a choice of the
  *             reader's), state() and update(patch) (the view state: a preview, a panel opened),
  *             knockout(layer, head), readOut(text)
- * @returns {forModel(config), tokens(result), clearTokens(), render(result, state, previous, answers),
+ * @returns {forModel(config, checkpoints), tokens(result), clearTokens(), render(result, state, previous, answers),
  *           answers(kinds, result, state, answers), focused(), keepFocus(element), destroy()}
  */
 export function createFigureViews(root, el, on) {
-  const views = { chips: null, banner: null, layers: null, heads: null, headsGrid: null, matrix: null, math: null, flash: null, next: null, offScreen: null };
+  const views = { chips: null, banner: null, layers: null, heads: null, headsGrid: null, matrix: null, math: null, flash: null, next: null, learn: null, offScreen: null };
   const listening = new AbortController();
   const { signal } = listening;
   views.chips = createChips(el.tokens, { on: { pick: (index) => on.choose({ token: index }), preview: (index) => on.update({ preview: index }) } });
@@ -41,6 +42,9 @@ export function createFigureViews(root, el, on) {
   }
   el.flashPart.addEventListener("toggle", () => {
     if (on.state().flash.open !== el.flashPart.open) on.update({ flash: { open: el.flashPart.open } });
+  }, { signal });
+  el.learnPanel.addEventListener("toggle", () => { // closing it is a choice: the shipped model's numbers again
+    if (on.state().learn.open !== el.learnPanel.open) on.choose({ learn: { open: el.learnPanel.open } });
   }, { signal });
 
   /* The next token's panel: Python's prediction for `state`, or `waiting` (why there is none). */
@@ -68,8 +72,12 @@ export function createFigureViews(root, el, on) {
   }
 
   return {
-    /** The selectors, the legend and the views of the model of `config` ({n_layer, n_head, block_size, …}). */
-    forModel(config) {
+    /** The selectors, the legend and the views of the model of `config` ({n_layer, n_head, block_size, …}),
+     *  with "Watch it learn" where its training run's `checkpoints` ([{step, validation}]) are listed. */
+    forModel(config, checkpoints) {
+      views.learn?.destroy();
+      views.learn = checkpoints.length > 1 ? createLearn(el.learn, { checkpoints, on: { pick: (step) => on.choose({ learn: { open: true, step: step === checkpoints.at(-1).step ? null : step } }) } }) : null;
+      setHidden(el.learnPanel, views.learn === null);
       views.layers = createChoices(el.layers, { config: { count: config.n_layer }, on: { pick: (layer) => on.choose({ layer }) } });
       views.heads = createChoices(el.heads, { config: { count: config.n_head }, on: { pick: (head) => on.choose({ head }) } });
       drawLegend(el.legend);
@@ -122,6 +130,9 @@ export function createFigureViews(root, el, on) {
         if (state.panels[name] !== previous.panels[name]) el[`${name}Panel`].open = state.panels[name];
       }
       views.banner.draw(state);
+      if (state.learn.open !== previous.learn.open && el.learnPanel.open !== state.learn.open) el.learnPanel.open = state.learn.open;
+      views.learn?.draw({ open: state.learn.open, step: state.learn.step ?? views.learn.lastStep, shown: result?.attention && !result.precomputed ? (result.step ?? views.learn.lastStep) : null,
+        live: Boolean(result && !result.precomputed) });
       const waiting = !result || result.precomputed ? "Waiting for the live model…"
         : result.ids.length === 0 ? "No tokens: type a sentence above." : null;
       drawNext(result, state, answers, waiting);
@@ -152,7 +163,7 @@ export function createFigureViews(root, el, on) {
 
     destroy() {
       listening.abort();
-      for (const view of [views.chips, views.banner, views.layers, views.heads, views.headsGrid, views.matrix, views.math, views.flash, views.next]) view?.destroy();
+      for (const view of [views.chips, views.banner, views.layers, views.heads, views.headsGrid, views.matrix, views.math, views.flash, views.next, views.learn]) view?.destroy();
       for (const writer of Object.values(views.offScreen ?? {})) writer.destroy(); // their observers and waiting writes
     },
   };

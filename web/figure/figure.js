@@ -38,7 +38,7 @@ const PARTS = {
   text: "text", layers: "layers", heads: "heads", status: "status", announcer: "announcer", notice: "notice",
   tokens: "tokens", modelSize: "model-size", computedWhere: "computed-where", retry: "retry", legend: "legend", headsPanel: "heads-panel",
   headsGrid: "heads-grid", matrixPanel: "matrix-panel", matrix: "matrix-view", mathPanel: "math-panel",
-  math: "math-view", nextPanel: "next-panel", next: "next-view", whatIf: "what-if", copyLink: "copy-link",
+  math: "math-view", nextPanel: "next-panel", next: "next-view", learnPanel: "learn-panel", learn: "learn-view", whatIf: "what-if", copyLink: "copy-link",
   linkBox: "link-box", linkText: "link-text", savedImage: "saved-image", flashPart: "flash-part", flash: "flash-view",
 };
 
@@ -95,6 +95,7 @@ export class AttentionFigure {
     this.viewState = createViewState({
       layer: 1, head: 1, token: 0, preview: null, panels: Object.fromEntries(PANEL_NAMES.map((name) => [name, false])),
       whatIf: { scale: true, mask: true }, knockout: [], flash: { open: false, tile: 4, step: 0 }, // tiles of 4: the default sentence in four
+      learn: { open: false, step: null },
     });
     this.#views = createFigureViews(root, el, {
       choose: (patch) => this.choose(patch), state: () => this.viewState.get(), update: (patch) => this.viewState.update(patch),
@@ -183,6 +184,10 @@ export class AttentionFigure {
   get result() { return this.#view.result; }
 
   get config() { return this.#view.config; }
+
+  /** The checkpoints of the model's training run, [{step, validation, path}] in training order, the last
+   *  the shipped model (build.json's "checkpoints"); [] for a model without them or before build.json. */
+  get checkpoints() { return this.#manifest?.checkpoints ?? []; }
 
   get build() { return this.#manifest?.build ?? null; }
 
@@ -322,7 +327,9 @@ export class AttentionFigure {
     const live = this.#channel && !result.precomputed && result.ids.length > 0;
     const answer = async (kind) => (state.panels[kind === "explain" ? "math" : "next"] && live ? this.#answers.wait(kind, this.#channel, result, state) : null);
     const [explained, predicted] = await Promise.all([answer("explain"), answer("predict")]);
-    return exportFigure({ result, state, config, explained, predicted, width: this.#root.clientWidth }, format);
+    const shown = this.checkpoints.find((checkpoint) => checkpoint.step === state.learn.step);
+    const checkpoint = shown ? [shown, this.checkpoints.at(-1)] : null; // the checkpoint's line, unless the shipped model is shown
+    return exportFigure({ result, state, config, explained, predicted, checkpoint, width: this.#root.clientWidth }, format);
   }
 
   /** The notice drawn again for the result shown (what a link could not give has changed). */
@@ -457,6 +464,13 @@ export class AttentionFigure {
     this.changed();
   }
 
+  /** The "Watch it learn" state that shows the checkpoint of training step `step` (a listed step, or
+   *  null: the shipped model, the control closed): the last checkpoint is the shipped model itself. */
+  learnAt(step) {
+    if (step === null) return { open: false, step: null };
+    return { open: true, step: step === this.checkpoints.at(-1)?.step ? null : step };
+  }
+
   /** The result shown goes (the precomputed one when a text replaces it, any when a link brings a new
    *  text): the views keep their last drawing until the next result replaces it. */
   clearShown() {
@@ -472,23 +486,25 @@ export class AttentionFigure {
     const view = this.#view;
     this.#manifest = manifest;
     const { config, default_view: defaultView } = manifest; // its text is already in the box (build.py put it there)
-    view.config = config;
+    view.config = { ...config, steps: (manifest.checkpoints ?? []).map((checkpoint) => checkpoint.step) }; // steps: what a link may ask for (url-state.js)
     el.modelSize.textContent = `tiny ${config.n_layer}-layer, ${config.n_head}-head`;
     if (this.#options.where) el.computedWhere.textContent = this.#options.where;
-    this.#views.forModel(config);
+    this.#views.forModel(config, this.checkpoints);
     const given = this.#queue.requested > 0; // a text given before build.json arrived (setText, a message, typing)
-    const { text, layer, head, panels } = this.#links.initial(config, manifest.max_text_chars, given);
+    const { text, layer, head, panels, step } = this.#links.initial(view.config, manifest.max_text_chars, given);
     const linked = text !== undefined && this.intoBox(text) !== defaultView.text;
     const fresh = linked || (given && el.text.value !== defaultView.text); // no precomputed view for this text
-    this.viewState.update({ layer: layer ?? defaultView.layer, head: head ?? defaultView.head, token: fresh ? Number.MAX_SAFE_INTEGER : defaultView.token, panels: panels ?? {} });
+    this.viewState.update({ layer: layer ?? defaultView.layer, head: head ?? defaultView.head, token: fresh ? Number.MAX_SAFE_INTEGER : defaultView.token, panels: panels ?? {},
+      learn: this.learnAt(step ?? null) });
     if (fresh) {
       this.#queue.text = el.text.value; // drawn once Python has tokenized it; the precomputed view is the default sentence's
       this.setStatus(`Computing ${linked ? "this link's" : "this"} text… (the live model is loading)`);
       this.#drawNotice(null);
     } else {
       this.#queue.text = defaultView.text;
-      const { ids, labels, attention } = defaultView.precomputed; // training/find_default_view.py stored them (build.py puts them in build.json)
+      const { ids, labels, attention, entropy, entropy_even: even } = defaultView.precomputed; // training/find_default_view.py stored them (build.py puts them in build.json)
       this.#show({ text: defaultView.text, ids, labels, attention: Float32Array.from(attention.flat(3)),
+        entropy: entropy && Float32Array.from(entropy.flat(2)), entropyEven: even && Float32Array.from(even),
         shape: [config.n_layer, config.n_head, ids.length, ids.length], tokensDropped: 0, charsDropped: 0, precomputed: true });
     }
     this.#measures.firstPaint(); // Python starts meanwhile

@@ -1,6 +1,6 @@
 /* The view in the address's fragment, so that a link restores it (never sent to a server):
  *
- *   #text=Then%20the%20Queen…&layer=2&head=3&token=7&panels=heads,matrix
+ *   #text=Then%20the%20Queen…&layer=2&head=3&token=7&panels=heads,matrix&step=500
  *
  * URLSearchParams syntax. readLink reads it at start and on every same-document navigation, checking
  * every value against the model and saying what it changed; linkFor writes the view back (page-link.js calls
@@ -44,7 +44,7 @@ export function readText(text, maxChars, normalise = (given) => given) {
  *  block_size); `maxChars` the longest text the figure uses, counted in code points after `normalise`
  *  (the text as the figure takes it: text-box.js's asInBox, line breaks as in a text box). Returns
  *  {view, changes}: view holds only the fields the link gave (text, layer, head, token 0-based, panels
- *  {name: true}), each made valid, and, for a token past any text's end (over block_size, 1e400
+ *  {name: true}, step: a training step among `config.steps`, the checkpoints listed), each made valid, and, for a token past any text's end (over block_size, 1e400
  *  included), tokenAsked, the token as the link wrote it; changes lists sentences saying what was
  *  changed and why. The token is checked against the text later, once it is tokenized (see controllers/links.js). */
 export function readLink(hash, config, maxChars, normalise = (text) => text) {
@@ -89,6 +89,14 @@ export function readLink(hash, config, maxChars, normalise = (text) => text) {
     if (unknown.length) changes.push(`The link names panels this figure does not have (${unknown.join(", ")}); they are left out.`);
     view.panels = Object.fromEntries(PANELS.map((name) => [name, names.includes(name)]));
   }
+  if (params.has("step")) {
+    const asked = params.get("step");
+    const steps = config.steps ?? [];
+    const step = Number(asked);
+    if (asked.trim() !== "" && steps.includes(step)) view.step = step;
+    else if (steps.length) changes.push(`The link asked for training step ${asked}; this model's checkpoints are steps ${steps.join(", ")}, so the trained model is shown.`);
+    else changes.push(`The link asked for training step ${asked}; this model has no checkpoints of its training, so the trained model is shown.`);
+  }
   return { view, changes };
 }
 
@@ -103,11 +111,12 @@ export function readView(hash, text, config, maxChars, normalise) {
 }
 
 /** The fragment for `text` and the view state (token 1-based, as on screen, left out for a text
- *  without tokens; the open panels). */
+ *  without tokens; the open panels; the checkpoint's training step, unless the shipped model is shown). */
 export function linkFor(text, state, hasTokens) {
   const fields = [["text", text], ["layer", state.layer], ["head", state.head]];
   if (hasTokens) fields.push(["token", state.token + 1]);
   const open = PANELS.filter((name) => state.panels[name]);
   if (open.length) fields.push(["panels", open.join(",")]);
+  if (state.learn?.step != null) fields.push(["step", state.learn.step]);
   return `#${fields.map(([name, value]) => `${name}=${encodeURIComponent(String(value))}`).join("&")}`;
 }

@@ -6,8 +6,10 @@
  *     panels: { heads, matrix, math, next },   which disclosures below the chips are open
  *     whatIf: { scale, mask },  false = that step of the selected head left out (a what-if)
  *     knockout: [[layer, head], ...],          heads knocked out (a what-if), 1-based
- *     flash: { open, tile, step } }            "Compute it as FlashAttention does": open, keys per
+ *     flash: { open, tile, step },             "Compute it as FlashAttention does": open, keys per
  *                                              tile, the tile shown (0-based)
+ *     learn: { open, step } }                  "Watch it learn": open, and the training step of the
+ *                                              checkpoint shown (null: the shipped model; set only while open)
  *
  * Clicks, keys and window.attentionLive.select() all go through update(); every view redraws from
  * the state it is handed. The address's fragment is this state written out (url-state.js), and a host
@@ -20,18 +22,22 @@ export const PANEL_NAMES = ["heads", "matrix", "math", "next"];
 
 export function createViewState(initial) {
   let state = Object.freeze({ ...initial, panels: Object.freeze({ ...initial.panels }), whatIf: Object.freeze({ ...initial.whatIf }),
-    flash: Object.freeze({ ...initial.flash }) });
+    flash: Object.freeze({ ...initial.flash }), learn: Object.freeze({ ...initial.learn }) });
   const listeners = [];
   return {
     /** The current state (frozen). */
     get: () => state,
-    /** Merge `patch` (panels, whatIf and flash merge one level deep) and tell every listener (state, previous state). */
+    /** Merge `patch` (panels, whatIf, flash and learn merge one level deep) and tell every listener
+     *  (state, previous state). A step shown opens "Watch it learn"; closing it shows the shipped model. */
     update(patch) {
       const previous = state;
       const panels = Object.freeze({ ...state.panels, ...(patch.panels ?? {}) });
       const whatIf = Object.freeze({ ...state.whatIf, ...(patch.whatIf ?? {}) });
       const flash = Object.freeze({ ...state.flash, ...(patch.flash ?? {}) });
-      state = Object.freeze({ ...state, ...patch, panels, whatIf, flash });
+      const learn = { ...state.learn, ...(patch.learn ?? {}) };
+      if (patch.learn?.step != null) learn.open = true;
+      if (!learn.open) learn.step = null;
+      state = Object.freeze({ ...state, ...patch, panels, whatIf, flash, learn: Object.freeze(learn) });
       for (const listener of listeners) listener(state, previous);
     },
     /** Call `listener(state, previous)` after every update. */
@@ -49,16 +55,17 @@ export function answersShown(state) {
 
 export const hasWhatIf = (state) => !state.whatIf.scale || !state.whatIf.mask;
 
-/** What the worker computes besides the model's attention for this state: the knocked-out heads and
- *  the what-if of the selected head ({layer, head, scale, mask}, or null). */
+/** What the worker computes the attention of this state with, besides the text: the knocked-out heads,
+ *  the what-if of the selected head ({layer, head, scale, mask}, or null) and the checkpoint (its
+ *  training step, or null for the shipped model). */
 export function whatIfsOf(state) {
   const { layer, head, whatIf: { scale, mask } } = state;
-  return { knockout: state.knockout, whatIf: hasWhatIf(state) ? { layer, head, scale, mask } : null };
+  return { knockout: state.knockout, whatIf: hasWhatIf(state) ? { layer, head, scale, mask } : null, step: state.learn.step };
 }
 
-/** Whether `result` holds the numbers of `state`'s what-ifs (its knockouts and the what-if of its head). */
+/** Whether `result` holds the numbers of `state`'s what-ifs and checkpoint (whatIfsOf). */
 export function showsWhatIfsOf(result, state) {
-  return JSON.stringify({ knockout: result.knockout ?? [], whatIf: result.whatIf ?? null }) === JSON.stringify(whatIfsOf(state));
+  return JSON.stringify({ knockout: result.knockout ?? [], whatIf: result.whatIf ?? null, step: result.step ?? null }) === JSON.stringify(whatIfsOf(state));
 }
 
 /** The query once `result` replaces `previous` (null: none) for a query on `token`. A query on the last

@@ -34,8 +34,10 @@ function nested(flat, shape) {
   return Array.from({ length: shape[0] }, (_, i) => nested(flat.subarray(i * inner, (i + 1) * inner), shape.slice(1)));
 }
 
+const FLAT = ["attention", "entropy", "entropyEven"]; // a result's arrays that worker.js sends flat
+
 /** A message from the kernel (`content`, its `buffers`) as the worker would have sent it. A result's
- *  attention stays flat (with its shape beside it), as worker.js sends it. */
+ *  arrays stay flat (the attention with its shape beside it), as worker.js sends them. */
 export function fromWire(content, buffers = []) {
   const walk = (value, flat) => {
     if (Array.isArray(value)) return value.map((item) => walk(item, false));
@@ -45,7 +47,7 @@ export function fromWire(content, buffers = []) {
       const array = typedArray(buffers[value.$array], value.dtype);
       return flat ? array : nested(array, value.shape);
     }
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, walk(item, key === "attention")]));
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, walk(item, FLAT.includes(key))]));
   };
   return walk(content, false);
 }

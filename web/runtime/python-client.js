@@ -192,9 +192,10 @@ export class PythonClient {
       },
       /** Tokens and attention of `text` (a string, passed as data), with the heads of `knockout`
        *  ([[layer, head], ...], 1-based) knocked out and `whatIf` ({layer, head, scale, mask} or null)
-       *  applied to that head: Figure.analyse. Resolves with the worker's result. */
-      analyse: (text, { knockout = [], whatIf = null } = {}) => client.request({
-        type: "analyse", figure: number, text, knockout, what_if: whatIf && [whatIf.layer, whatIf.head, whatIf.scale, whatIf.mask],
+       *  applied to that head, by the checkpoint of training step `step` (null: the shipped model; the
+       *  worker fetches a checkpoint on its first request): Figure.analyse. Resolves with the worker's result. */
+      analyse: (text, { knockout = [], whatIf = null, step = null } = {}) => client.request({
+        type: "analyse", figure: number, text, knockout, what_if: whatIf && [whatIf.layer, whatIf.head, whatIf.scale, whatIf.mask], step,
       }),
       /** Ask Python for `type` ("explain", "flash" or "predict": the Figure method) with `fields`, its
        *  keyword arguments; resolves with its answer. */

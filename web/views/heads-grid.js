@@ -6,20 +6,24 @@
  *                   block_size × block_size, of which its frame shows the top-left T × T
  *       span.row    outline of the selected query's row
  *       span.caption "layer 1 · head 2"
+ *       span.focus  how focused the selected query's row is: "1.6 bits" and a bar, its length that
+ *                   entropy's share of the most the row can have (spread evenly); hidden without numbers
  *
  * createHeadsGrid(container, {config: {n_layer, n_head, block_size}, on: {pick(layer, head)}})
  *   → {draw(props), clear(message), destroy()}
  *   props: {result: {attention: Float32Array [n_layer × n_head × T × T] probabilities, shape: [n_layer,
- *          n_head, T, T], ids: number[T], labels: string[T], whatIf?, knockout?, precomputed?},
+ *          n_head, T, T], ids: number[T], labels: string[T], entropy?: Float32Array [n_layer × n_head ×
+ *          T] bits, entropyEven?: Float32Array [T] bits (Python's: focus.row_entropy, even_entropy),
+ *          whatIf?, knockout?, precomputed?},
  *          state: {layer, head (1-based), token (0-based)}}
  * The canvases are repainted only when the result changes, from its first changed token on
  * (heatmap.js); a new selection only moves the outlines. Keyboard: one tab stop; arrow keys move
  * between heads (Left, Right) and layers (Up, Down), Home and End to the first and last; Enter or
  * Space selects.
  */
-import { element, focusedIn, setHidden } from "../lib/dom.js";
+import { element, focusedIn, setHidden, setText } from "../lib/dom.js";
 import { firstChangedRow, paintHeatmap } from "../draw/heatmap.js";
-import { headOffset, keysSeen, percent, strongestKeys } from "../draw/numbers.js";
+import { bitsText, headOffset, keysSeen, percent, strongestKeys } from "../draw/numbers.js";
 import { attentionResult, wholeNumbers } from "../lib/check.js";
 
 /* One head's thumbnail: its record {button, layer, head, canvas, rowMark}. */
@@ -39,9 +43,16 @@ function makeThumb(layer, head, onPick, signal) {
   caption.className = "caption";
   caption.textContent = `layer ${layer} · head ${head}`;
   caption.setAttribute("aria-hidden", "true"); // the button's aria-label says it, with the weights
-  button.append(frame, caption);
+  const focus = element("span", "focus");
+  focus.setAttribute("aria-hidden", "true"); // likewise
+  const bar = element("span", "focus-bar");
+  const fill = element("span");
+  bar.append(fill);
+  const bits = element("span", "focus-bits");
+  focus.append(bits, bar);
+  button.append(frame, caption, focus);
   button.addEventListener("click", () => onPick(layer, head), { signal });
-  return { button, layer, head, canvas, rowMark: row };
+  return { button, layer, head, canvas, rowMark: row, focus: { mark: focus, fill, bits } };
 }
 
 export function createHeadsGrid(container, { config, on }) {
@@ -111,6 +122,14 @@ export function createHeadsGrid(container, { config, on }) {
         const weights = result.attention.subarray(offset, offset + keysSeen(result, thumb, state.token));
         const [key] = strongestKeys(weights, 1);
         label += `: «${result.labels[state.token]}» attends most to «${result.labels[key]}», ${percent(weights[key])}`;
+      }
+      const entropy = T > 0 && result.entropy ? result.entropy[((layer - 1) * config.n_head + head - 1) * T + state.token] : null;
+      setHidden(thumb.focus.mark, entropy === null);
+      if (entropy !== null) {
+        const even = result.entropyEven[state.token];
+        setText(thumb.focus.bits, bitsText(entropy));
+        thumb.focus.fill.style.width = `${even > 0 ? (100 * entropy) / even : 0}%`;
+        label += `; focus ${bitsText(entropy)} of at most ${bitsText(even)}`;
       }
       button.setAttribute("aria-label", label);
     }

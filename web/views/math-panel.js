@@ -9,7 +9,9 @@
  *                      (in a box that scrolls: the rows it shows are written at once, the others once
  *                      the reader pauses or the box scrolls, aria-busy="true" until then: when-paused.js)
  *   .math-output       the output Σ weight·v (1 × d_k) and the key whose weighted value is largest
- *   .cache-line        what the KV cache did on the last edit (kv_cache.cache_summary)
+ *   .cache-line        what the KV cache did on the last edit (kv_cache.cache_summary): the rows and
+ *                      query–key scores computed against a full recompute's
+ *   .cache-growth      the T² hint: the scores a text twice as long would need
  *
  * createMathPanel(container, {on: {whatIf({scale} | {mask}), read(text)}}) → {draw(props), clear(message), destroy()}
  *   whatIf: a checkbox changed (false: that step left out); read: each keyboard read-out, for the live region.
@@ -95,6 +97,7 @@ export function mathText(explained, labels, cache) {
     sum: percent(explained.weights_sum),
     output: `«${labels[top]}» contributed most: its weighted value is the longest (${percent(explained.weights[top])} of its v).`,
     cache: describeCache(cache),
+    growth: describeGrowth(cache),
     strips: {
       q: `q of «${query}», ${dk} numbers: ${listed(explained.q)}`,
       k: `Keys of all ${labels.length} tokens, ${dk} numbers each (one row per token); the table below lists each key's score`,
@@ -159,8 +162,9 @@ export function createMathPanel(container, { on }) {
   const outputText = element("p");
   output.append(element("p", "gloss", GLOSSES.output), outputCanvas, outputText);
   const cacheLine = element("p", "cache-line");
+  const growthLine = element("p", "cache-line cache-growth");
   const content = element("div");
-  content.append(formula, strips, readout, tableBox, output, cacheLine);
+  content.append(formula, strips, readout, tableBox, output, cacheLine, growthLine);
   const message = element("p", "panel-message");
   container.replaceChildren(whatIfs, message, content); // the what-ifs stay reachable with no numbers to show
 
@@ -261,6 +265,7 @@ export function createMathPanel(container, { on }) {
     setText(sum, text.sum);
     setText(outputText, text.output);
     setText(cacheLine, text.cache);
+    setText(growthLine, text.growth);
   }
 
   /** Remove every listener added here and the rows waiting to be written; empty the container. */
@@ -275,11 +280,20 @@ export function createMathPanel(container, { on }) {
   return { draw, clear, destroy };
 }
 
-/** The KV cache line: what the last edit computed and reused, the memory held and the scores a head needs. */
+/** The KV cache line: what the last edit computed and reused, the query–key scores it computed against
+ *  those a full recompute needs, and the memory held. */
 function describeCache(cache) {
   if (!cache) return "";
   const [first, last] = cache.computed ?? [];
   const computed = !cache.computed ? "nothing computed" : first === last ? `computed row ${first}` : `computed rows ${first}–${last}`;
-  return `KV cache: ${computed}; ${cache.reused} reused. It holds ${(cache.bytes / 1024).toFixed(1)} KB `
-    + `(keys and values of every layer, float32), and one head scores ${thousands(cache.scores_per_head)} query–key pairs for this text.`;
+  return `KV cache: ${computed}; ${cache.reused} reused. This edit computed ${thousands(cache.scores_computed)} query–key scores; `
+    + `recomputing the whole text would take ${thousands(cache.scores_full)} (${thousands(cache.scores_per_head)} per head, in each of the ${cache.heads} heads). `
+    + `The cache holds ${(cache.bytes / 1024).toFixed(1)} KB (keys and values of every layer, float32).`;
+}
+
+/** The T² hint under it: a text twice as long needs about four times the scores. */
+function describeGrowth(cache) {
+  if (!cache || cache.tokens === 0) return "";
+  return `Twice this text, ${thousands(cache.tokens_doubled)} tokens, would take ${thousands(cache.scores_full_doubled)} scores to recompute: `
+    + "about four times as many, since every query is scored against every earlier key (T² grows fourfold when T doubles).";
 }

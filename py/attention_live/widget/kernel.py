@@ -97,7 +97,9 @@ class Kernel:
         attention = value["attention"]
         if attention is None:  # empty text: worker.js sends an empty array of shape [0, 0, 0, 0]
             attention = np.zeros((0, 0, 0, 0), np.float32)
+        entropy = value["entropy"] if value["entropy"] is not None else np.zeros((0, 0, 0), np.float32)
         content = {"type": "result", "id": id_, "text": value["text"], "ids": value["ids"], "labels": value["labels"],
                    "attention": attention.astype(np.float32, copy=False), "shape": list(attention.shape),
+                   "entropy": entropy, "entropyEven": value["entropy_even"],
                    "cache": value["cache"], "tokensDropped": value["tokens_dropped"], "charsDropped": value["chars_dropped"]}
         return message(to_wire(content, buffers), buffers)

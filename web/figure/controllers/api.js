@@ -57,7 +57,23 @@ export function createApi(figure) {
     const head = checkedNumber(choice.head ?? now.head, 1, config.n_head, "head");
     if (T === 0 && choice.token !== undefined) throw new RangeError("token: the text has no tokens to select");
     const token = T === 0 ? 0 : checkedNumber(choice.token ?? now.token, 0, T - 1, "token");
-    return { layer, head, token, ...(choice.panels !== undefined && { panels: checkedPanels(choice.panels) }) };
+    return { layer, head, token, ...(choice.panels !== undefined && { panels: checkedPanels(choice.panels) }),
+      ...(choice.step !== undefined && { learn: figure.learnAt(checkedStep(choice.step)) }) };
+  }
+
+  /* select's `step`: a training step of the listed checkpoints, or null (the shipped model). */
+  function checkedStep(step) {
+    const steps = figure.checkpoints.map((checkpoint) => checkpoint.step);
+    if (step === null || steps.includes(step)) return step;
+    throw new RangeError(steps.length ? `step must be one of the checkpoints' steps (${steps.join(", ")}) or null, got ${describe(step)}`
+      : `step: this model has no checkpoints of its training, got ${describe(step)}`);
+  }
+
+  /* The entropy (bits) of query `token`'s row in every head of `result`: [n_layer][n_head], or null. */
+  function rowEntropy(result, token) {
+    if (!result?.entropy || result.ids.length === 0) return null;
+    const [layers, heads, T] = [result.shape[0], result.shape[1], result.ids.length];
+    return Array.from({ length: layers }, (_, l) => Array.from({ length: heads }, (_, h) => result.entropy[(l * heads + h) * T + token]));
   }
 
   return {
@@ -73,13 +89,21 @@ export function createApi(figure) {
       return figure.submit(figure.intoBox(text), performance.now()); // timed from the call, as typing is from its input event
     },
     /** Choose the view: layer and head 1-based as labelled, token 0-based among the shown tokens,
-     *  panels the open ones (an array or comma-separated list of heads, matrix, math, next); a
-     *  field left out keeps its value at the time the figure is ready. All fields are checked before
-     *  any changes: a RangeError leaves the view as it was. */
+     *  panels the open ones (an array or comma-separated list of heads, matrix, math, next), step the
+     *  training step of a checkpoint (checkpoints(); null: the shipped model); a field left out keeps
+     *  its value at the time the figure is ready. All fields are checked before any changes: a
+     *  RangeError leaves the view as it was. */
     async select(choice = {}) {
       figure.choose(await checkedChoice(choice));
       await figure.allShown(); // a what-if on a newly selected head
       await afterPaint();
+    },
+    /** The checkpoints of the model's training run that step can show: resolves to [{step, validation}]
+     *  (validation: the whole validation split's loss, nats per token) in training order, the last
+     *  being the shipped model; [] for a model without them. */
+    async checkpoints() {
+      if (figure.manifest === null) await figure.ready;
+      return figure.checkpoints.map(({ step, validation }) => ({ step, validation }));
     },
     /** The math of one attention row (Figure.explain): layer and head 1-based, token 0-based (each
      *  defaults to the view's), scale and mask true unless a what-if leaves that step out. Resolves to
@@ -138,7 +162,10 @@ export function createApi(figure) {
      *  what-ifs on; reused how many positions' keys and values came from the KV cache on the last
      *  update; build the id of the build running (build.json's "build"), null until it has arrived;
      *  runtime the Python serving the figure ({id, kind: "shared" | "dedicated", snapshot: "stored" |
-     *  "downloaded" | "none", figures}), null until it runs. */
+     *  "downloaded" | "none", figures}), null until it runs; step the training step of the checkpoint
+     *  shown (the shipped model's own when it is listed, else null); row_entropy the entropy in bits of
+     *  the selected query's row in each head, [n_layer][n_head] (0: all on one key; log2(token + 1):
+     *  spread evenly), null without numbers. */
     state() {
       const now = figure.viewState.get();
       const { result, runtime } = figure;
@@ -161,6 +188,8 @@ export function createApi(figure) {
         whatIf: { ...now.whatIf },
         knockout: now.knockout.map(([layer, head]) => ({ layer, head })),
         reused: result?.cache ? result.cache.reused : 0,
+        step: now.learn.step ?? figure.checkpoints.at(-1)?.step ?? null,
+        row_entropy: numbers ? rowEntropy(result, now.token) : null,
       };
     },
   };

@@ -8,7 +8,7 @@ import { linkFor, readView } from "../url-state.js";
 import { PANEL_NAMES, whatIfsOf } from "../view-state.js";
 
 /**
- * @param figure       the core (figure.js): viewState, manifest, config, result, text, live, newestShown,
+ * @param figure       the core (figure.js): viewState, manifest, config, result, text, live, newestShown, learnAt(step),
  *                     textReplaced(), clearShown(), intoBox(text), submit(text), setStatus(text),
  *                     showNotice(), changed()
  * @param initialView  (config, maxChars) => {view, changes}: the view asked for at the start
@@ -19,7 +19,7 @@ export function createLinks(figure, initialView) {
   // the first live result of its text) as the link wrote it (tokenAsked: 1-based)
   const asked = { changes: [], token: undefined, tokenAsked: undefined };
 
-  /* Show the view `view` ({text, layer, head, token, panels}: each optional, checked by readLink) as a
+  /* Show the view `view` ({text, layer, head, token, panels, step}: each optional, checked by readLink) as a
    * fresh load would, with `changes` in the notice; what it leaves out is the default view's. A link
    * carries no what-ifs or knockouts: a fresh load has none. */
   function show(view, changes) {
@@ -36,7 +36,7 @@ export function createLinks(figure, initialView) {
     const whatIfsBefore = JSON.stringify(whatIfsOf(figure.viewState.get()));
     figure.viewState.update({
       layer: view.layer ?? defaults.layer, head: view.head ?? defaults.head, panels, preview: null,
-      whatIf: { scale: true, mask: true }, knockout: [],
+      whatIf: { scale: true, mask: true }, knockout: [], learn: figure.learnAt(view.step ?? null),
       token: text === defaults.text ? defaults.token : Number.MAX_SAFE_INTEGER, // the last token, once its text is shown
     });
     const { result } = figure;

@@ -9,7 +9,7 @@
 import { createAnnouncer } from "../../lib/announcer.js";
 import { setHidden, setText } from "../../lib/dom.js";
 import { BOX_MAX_CHARS } from "../text-box.js";
-import { queryText } from "../../draw/numbers.js";
+import { bitsText, queryText } from "../../draw/numbers.js";
 
 /** The parts of the view state that decide what the figure shows, as one string (the pointer's preview,
  *  the panels and the FlashAttention part's tile left out): equal strings, the same view. */
@@ -29,6 +29,15 @@ const viewOf = (state) => JSON.stringify([state.layer, state.head, state.token, 
  *   text                          what the line says now;
  *   destroy()                     drops a sentence waiting to be said.
  */
+/** " · focus 1.61 of at most 3.17 bits": the entropy of query `token`'s row in the selected head
+ *  (Python's, with the analysis: focus.row_entropy), "" where the result has none. */
+function focusText(result, state, token) {
+  if (!result.entropy) return "";
+  const T = result.ids.length;
+  const bits = result.entropy[((state.layer - 1) * result.shape[1] + state.head - 1) * T + token];
+  return ` · focus ${bitsText(bits).replace(" bits", "")} of at most ${bitsText(result.entropyEven[token])}`;
+}
+
 export function createStatus({ status, notice, announcer: region }, { where = "in this tab" } = {}) {
   const announcer = createAnnouncer(region);
   let spoken = null; // {text, shown, view}: an answer said, kept on the line while its text and view are shown
@@ -51,7 +60,7 @@ export function createStatus({ status, notice, announcer: region }, { where = "i
       if (spoken && (spoken.shown !== result.text || spoken.view !== viewOf(state))) spoken = null;
       if (spoken && state.preview === null) return setText(status, spoken.text);
       const source = result.precomputed ? "precomputed at build time" : `computed live ${where}`;
-      setText(status, `Query ${queryText(result.labels, token)} · layer ${state.layer}, head ${state.head} · ${source}`);
+      setText(status, `Query ${queryText(result.labels, token)} · layer ${state.layer}, head ${state.head}${focusText(result, state, token)} · ${source}`);
     },
     /* What the figure changed in what it was given (`result`), and the sentences `given`: {failed (the
      * figure could not start), boxCut (the box kept only the end of a longer text), asked (what a

@@ -21,7 +21,10 @@
  *                                            step (ms since the epoch, for the pages' timings)
  *       {type: "runtime", figures}           to every connection, whenever the number of figures served changes
  *       {type: "result", id, text, ids, labels, tokensDropped, charsDropped, cache,
- *        attention: Float32Array, shape: [n_layer, n_head, T, T]}   analyse's answer (attention transferred)
+ *        attention: Float32Array, shape: [n_layer, n_head, T, T],
+ *        entropy: Float32Array [n_layer × n_head × T], entropyEven: Float32Array [T]}   analyse's answer
+ *                                            (arrays transferred); an analyse with a `step` first loads
+ *                                            that checkpoint (build.json's "checkpoints"), once
  *       {type: "answer", id, value}          any other request's dict as plain objects, numpy arrays as
  *                                            Float32Arrays (2-d: an array of rows), None as null
  *       {type: "error", id?, message}        one sentence, never a traceback
@@ -36,6 +39,8 @@ let pyodide = null;
 let model = null; // PyProxy of attention_live.figure.Figure: the model, kept for the worker's life; figures use views of it
 let started = null; // the Promise of Python's start: made by the first "init", awaited by every later one
 let runtime = null; // {id, kind, snapshot, steps}, once Python runs
+let build = null; // {base, manifest} of the build served: where checkpoints are fetched from
+const checkpoints = new Map(); // training step -> Promise: the checkpoint fetched and loaded into the model (Figure.add_checkpoint)
 const connections = new Set(); // every connection that has asked for Python: each hears the loading progress
 
 /* To every connection: the loading progress and steps, and the number of figures served. */
@@ -45,6 +50,7 @@ function broadcast(message) {
 
 /* Start Python (startup.js), then say which Python this is: `runtime`, sent with "ready". */
 async function startRuntime(base, manifest) {
+  build = { base, manifest };
   const python = await self.startPython(base, manifest, { broadcast, sentence });
   ({ pyodide, model } = python);
   runtime = { id: `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`, kind: KIND, snapshot: python.snapshot, steps: python.steps };
@@ -90,12 +96,14 @@ function takePlain(proxy) {
 function resultMessage(id, result) {
   try {
     const attention = takeArray(result.get("attention"));
+    const entropy = takeArray(result.get("entropy"));
+    const even = takeArray(result.get("entropy_even"));
     return [{
       type: "result", id, text: result.get("text"),
       ids: takeList(result.get("ids")), labels: takeList(result.get("labels")),
-      attention: attention.data, shape: attention.shape, cache: takePlain(result.get("cache")),
+      attention: attention.data, shape: attention.shape, entropy: entropy.data, entropyEven: even.data, cache: takePlain(result.get("cache")),
       tokensDropped: result.get("tokens_dropped"), charsDropped: result.get("chars_dropped"),
-    }, [attention.data.buffer]];
+    }, [attention.data.buffer, entropy.data.buffer, even.data.buffer]];
   } finally {
     result.destroy();
   }
@@ -169,11 +177,45 @@ function forget(connection, number) {
   broadcast({ type: "runtime", figures: figuresServed() });
 }
 
+/* The checkpoint of training step `step` loaded into the model, for every figure: fetched (through the
+ * checked fetch: build.json lists its bytes and sha256) on its first request only, then kept. A failed
+ * load is tried again on the next request. */
+function checkpoint(step) {
+  if (!checkpoints.has(step)) {
+    const { base, manifest } = build;
+    const entry = (manifest.checkpoints ?? []).find((listed) => listed.step === step);
+    const loading = entry === undefined ? Promise.reject(new Error(`step ${step} is not one of this build's checkpoints`))
+      : entry.path === manifest.model ? Promise.resolve() // the shipped model itself
+        : fetch(new URL(entry.path, base)).then((response) => response.arrayBuffer()).then((bytes) => {
+          const file = pyodide.toPy(new Uint8Array(bytes));
+          const add = model.add_checkpoint;
+          try {
+            add(step, file, manifest.files[entry.path].sha256);
+          } finally {
+            add.destroy();
+            file.destroy();
+          }
+        }, (error) => { throw new Error(`could not download the checkpoint of step ${step} (${entry.path}): ${sentence(error)}`); });
+    loading.catch(() => checkpoints.delete(step));
+    checkpoints.set(step, loading);
+  }
+  return checkpoints.get(step);
+}
+
 function sentence(error) {
   // Python errors carry a traceback: only its last line (the exception itself) is kept; Pyodide's
   // "See https://…" hints are dropped.
   const lines = String(error && error.message ? error.message : error).trim().split("\n");
   return lines.filter((line) => line.trim() && !line.startsWith("See ")).at(-1) ?? lines.at(-1);
+}
+
+/* Requests are answered in the order they arrive, even while one waits for a checkpoint's download:
+ * a figure's explain or predict always follows the analyse it was asked after. */
+let turn = Promise.resolve();
+function inTurn(task) {
+  const done = turn.then(task);
+  turn = done.catch(() => {});
+  return done;
 }
 
 /* One connection's messages: "init" joins Python's start (or learns that it runs); a request goes
@@ -190,11 +232,14 @@ function serve(connection) {
         await started;
         connection.postMessage({ type: "ready", runtime });
         connection.postMessage({ type: "runtime", figures: figuresServed() });
-      } else if (type === "forget") forget(connection, number);
+      } else if (type === "forget") await inTurn(() => forget(connection, number));
       else if (Object.hasOwn(REQUESTS, type)) {
         const { onView, reply } = REQUESTS[type];
-        const figure = onView ? figureOf(connection, number) : model;
-        connection.postMessage(...reply(id, callFigure(figure, type, keywords)));
+        await inTurn(async () => {
+          if (type === "analyse" && keywords.step != null) await checkpoint(keywords.step);
+          const figure = onView ? figureOf(connection, number) : model;
+          connection.postMessage(...reply(id, callFigure(figure, type, keywords)));
+        });
       }
     } catch (error) {
       connection.postMessage({ type: "error", id: message.id, message: sentence(error) });
