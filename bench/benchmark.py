@@ -68,8 +68,20 @@ Chromium runs without its back-forward cache (as Playwright launches it), which 
 alive by itself. A second page that started Python again, with the option asked, makes the row "not
 supported".
 
+Switching checkpoints (issue 44, "Watch it learn", ``measure_checkpoint_switch``): in a fresh page
+showing the default sentence, every checkpoint the build lists (build.json's "checkpoints",
+``attentionLive.checkpoints()``) is selected once first at full speed, outside the row (its first request
+fetches the file and loads it into Python; that time is kept for information); then, at CPU throttling 4×
+and in the reader's view, ``attentionLive.select({step})``
+cycles through the listed steps (the last, the shipped model, by its own step, as the panel's slider
+gives it), each timed in the page from the call to its promise, which resolves after the frame that
+shows that checkpoint's attention (api.js: ``allShown``, then ``afterPaint``). Each switch computes the
+text's attention again from scratch with that checkpoint's weights. A build without two checkpoints
+makes the row "no checkpoints", not a failure.
+
 Prints a table and writes a JSON report (``--report``, default ``dist/benchmark.json``). ``--only
-page-to-page`` measures that part alone (prints it and writes ``dist/benchmark-page-to-page.json``).
+page-to-page`` and ``--only checkpoints`` measure that part alone (print it and write
+``dist/benchmark-<part>.json``).
 """
 
 import argparse
@@ -574,6 +586,74 @@ def measure_panel_runs(browser, origin, figure, runs, repeats, by):
     return {"runs": each, "median of runs": medians, "phone run": runs - 1}
 
 
+CHECKPOINT_SWITCH_TARGET_MS = 100.0  # issue 44: x4, after the first load of each checkpoint, p95 to the frame
+SWITCH_CHECKPOINT = """async (step) => {
+    const start = performance.now();
+    await window.attentionLive.select({ step }); // resolves after the frame that shows it (api.js: allShown, afterPaint)
+    const ms = performance.now() - start;
+    await new Promise((resolve) => requestAnimationFrame(() => resolve())); // the next switch starts from a figure at rest
+    return ms;
+}"""
+
+
+def measure_checkpoint_switch(figure_page, switches, throttle=4):
+    """Issue 44: switching checkpoints ("Watch it learn") with the text ``figure_page`` shows (the default
+    sentence on a page just opened). Each listed checkpoint is first selected once at full speed
+    ("first_loads_ms", for information: the first request fetches its file and loads it into Python);
+    then, at CPU throttling ``throttle`` in the reader's view (reader_view), ``switches`` switches cycle
+    through the listed steps in training order (the shipped model by its own step, as the slider gives
+    it), each ms from the ``select({step})`` call to its promise, which resolves after the frame that
+    shows it (SWITCH_CHECKPOINT). {"build": build.json's id, "checkpoints": how many are listed, "steps",
+    "text", "tokens", "throttle", "first_loads_ms": [{step, ms}], "switch_ms": summary (None with fewer
+    than two checkpoints)}."""
+    steps = [checkpoint["step"] for checkpoint in figure_page.api("checkpoints")]
+    shown = figure_page.state()
+    report = {"build": shown["build"], "checkpoints": len(steps), "steps": steps, "text": shown["text"], "tokens": len(shown["ids"]),
+              "throttle": throttle, "first_loads_ms": [], "switch_ms": None}
+    if len(steps) < 2:  # no checkpoints, or only the shipped model's: nothing to switch between
+        return report
+
+    def switch(step):
+        ms = figure_page.evaluate(SWITCH_CHECKPOINT, step)
+        now = figure_page.state()["step"]
+        assert now == step, f"select({{step: {step}}}) shows step {now}"
+        return round(ms, 1)
+
+    report["first_loads_ms"] = [{"step": step, "ms": switch(step)} for step in steps]
+    reader_view(figure_page)
+    devtools = figure_page.page.context.new_cdp_session(figure_page.page)
+    try:
+        devtools.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
+        times = [switch(steps[k % len(steps)]) for k in range(switches)]  # each a step other than the one shown
+    finally:
+        devtools.send("Emulation.setCPUThrottlingRate", {"rate": 1})
+    report["switch_ms"] = summary(times)
+    return report
+
+
+def measure_checkpoints(browser, origin, switches):
+    """measure_checkpoint_switch in a fresh context of ``browser`` (its own worker: every checkpoint's
+    first load happens in it), on the figure's page with its default sentence."""
+    context = browser.new_context()
+    try:
+        figure_page = FigurePage(context.new_page())
+        figure_page.open(origin + "/")
+        return measure_checkpoint_switch(figure_page, switches)
+    finally:
+        context.close()
+
+
+def checkpoints_line(row):
+    """The checkpoint-switch row as one line of the printed table."""
+    if row["switch_ms"] is None:
+        return f"switching checkpoints: no checkpoints in this build ({row['checkpoints']} listed), not measured"
+    switch = row["switch_ms"]
+    return (f"CPU x{row['throttle']}, switching checkpoints ({row['checkpoints']}: steps {', '.join(map(str, row['steps']))}; "
+            f"{row['tokens']} tokens), after the first load of each: {switch['median']} / {switch['p95']} ms median / p95 "
+            f"to the frame over {switch['n']} switches (first loads at x1: "
+            f"{', '.join(str(load['ms']) for load in row['first_loads_ms'])} ms)")
+
+
 LAST_UPDATE_START = f"() => performance.getEntriesByName('{UPDATE}').at(-1)?.startTime ?? -1"
 
 
@@ -703,6 +783,8 @@ def targets(report):
         if PANEL_SETS[name]:
             rows.append((f"x4 append, panels {name}: p95 to the panels' frame", panel_sets[name]["panels"]["p95"], 100.0))
     rows.append(("x4 change near the start, all four open: p95", panel_sets["all four edit_start"]["p95"], 133.0))
+    switch = report["checkpoints"]["switch_ms"]
+    rows.append(("x4 switching checkpoints: p95 to the frame", switch["p95"] if switch else "no checkpoints", CHECKPOINT_SWITCH_TARGET_MS))
     figures = report["figures"]
     rows += [("second element live after the first (median)", figures["add_element_ms"]["median"], 100.0),
              ("second iframe live after the first (median)", figures["add_iframe_ms"]["median"], 100.0),
@@ -755,6 +837,7 @@ def print_table(report):
             row = runs["median of runs"][AT_THE_PANELS]
             print(f"{AT_THE_PANELS} (for information): {row['append']['median']} / {row['append']['p95']}; "
                   f"{row['panels']['median']} / {row['panels']['p95']}")
+    print(f"\n{checkpoints_line(report['checkpoints'])}")
     print("\nper engine, for information (median ms; append: median / p95 to the frame at 128 tokens):")
     for name, row in report["engines"].items():
         print(f"{name:10} cold {row['cold_live_ms']['median']:>8}  warm {row['warm_live_ms']['median']:>8}  "
@@ -792,7 +875,8 @@ def main(argv=None):
     parser.add_argument("--panel-trials", type=int, default=60, help="appends per set of panels in each run")
     parser.add_argument("--page-runs", type=int, default=3, help="fresh contexts for the page-to-page rows, with and without the extended lifetime")
     parser.add_argument("--page-clicks", type=int, default=6, help="link clicks in each, the first left out")
-    parser.add_argument("--only", choices=("page-to-page",), help="measure this part alone (print it, write dist/benchmark-<part>.json)")
+    parser.add_argument("--checkpoint-switches", type=int, default=60, help="timed switches between checkpoints at x4 (issue 44)")
+    parser.add_argument("--only", choices=("page-to-page", "checkpoints"), help="measure this part alone (print it, write dist/benchmark-<part>.json)")
     args = parser.parse_args(argv)
     if args.only == "page-to-page":
         with serve_dist(), sync_playwright() as playwright:  # serve_dist: builds dist/ if missing
@@ -803,6 +887,21 @@ def main(argv=None):
         path = ROOT / "dist" / "benchmark-page-to-page.json"
         path.write_text(json.dumps(report, indent=2) + "\n")
         print(f"machine: {report['machine']}\n{page_to_page_line(report['page_to_page'])}\nwrote {path}")
+        return
+    if args.only == "checkpoints":
+        with serve_dist() as origin, sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=MEMORY_ARGS)  # as the main run's
+            report = {"command": "bench/benchmark.py --only checkpoints", "machine": machine(browser)}
+            report["checkpoints"] = measure_checkpoints(browser, origin, args.checkpoint_switches)
+            browser.close()
+        path = ROOT / "dist" / "benchmark-checkpoints.json"
+        path.write_text(json.dumps(report, indent=2) + "\n")
+        row = report["checkpoints"]
+        print(f"machine: {report['machine']}\nbuild {row['build']}\n{checkpoints_line(row)}")
+        if row["switch_ms"] is not None:
+            met = row["switch_ms"]["p95"] <= CHECKPOINT_SWITCH_TARGET_MS
+            print(f"target: p95 <= {CHECKPOINT_SWITCH_TARGET_MS:g} ms to the frame: {'met' if met else 'NOT met'}")
+        print(f"wrote {path}")
         return
     weights = ROOT / "weights"
     figure = Figure((weights / "model.safetensors").read_bytes(), (weights / "tokenizer.json").read_bytes())
@@ -824,6 +923,7 @@ def main(argv=None):
         report["flash_panel"] = measure_math_panel(figure_page, figure, args.repeats, flash=True)
         report["panel_sets"] = measure_panel_runs(browser, origin, figure, args.panel_runs, args.panel_trials, "setText")
         report["panel_sets_typed"] = measure_panel_runs(browser, origin, figure, args.panel_runs, args.panel_trials, "key")
+        report["checkpoints"] = measure_checkpoints(browser, origin, args.checkpoint_switches)
         report["forward"], report["tokenizer"] = measure_python(worker, figure, args.repeats)
         report["memory"] = {"growth_mb": round(memory_growth_mb(figure_page), 2)}
         browser.close()
