@@ -38,6 +38,12 @@ def open_figure(browser, origin, **options):
 
 def open_panels(figure_page, names):
     for name in names:
+        if name == "learn":  # "Watch it learn", on its first checkpoint (the random start)
+            figure_page.page.locator("#learn-panel > summary").click()
+            figure_page.page.locator("#learn-step").focus()
+            figure_page.page.keyboard.press("Home")
+            figure_page.wait_for(step=0)
+            continue
         figure_page.open_panel(name)
     if "math" in names:  # with its part "Compute it as FlashAttention does" open too
         figure_page.wait_for_panel("math")
@@ -72,6 +78,7 @@ def test_axe_on_the_first_paint_and_the_error(browser, origin, axe_source):
 @pytest.mark.parametrize("scheme, width, panels", [
     ("light", 1024, []), ("light", 1024, ["heads"]), ("light", 1024, ["matrix"]), ("light", 1024, ["math"]),
     ("light", 1024, ["next"]), ("dark", 1024, []), ("dark", 1024, PANELS), ("light", 390, PANELS),
+    ("light", 1024, ["learn", "heads"]), ("dark", 390, ["learn", "heads"]),
 ])
 def test_axe_on_the_live_figure(browser, origin, axe_source, scheme, width, panels):
     figure_page, watch = open_figure(browser, origin, color_scheme=scheme, viewport={"width": width, "height": 800})

@@ -9,7 +9,9 @@ import pytest
 
 from attention_live.figure import Figure
 from conftest import WEIGHTS
-from support.figure_page import TOLERANCE, FigurePage, Watch, browser_context, build
+import base64
+
+from support.figure_page import EXPORTED_IMAGE, TOLERANCE, FigurePage, Watch, browser_context, build, containing, course_site
 
 TEXT = 'Then the Queen turned to Alice and said, "Off with her head!"'
 
@@ -74,3 +76,78 @@ def test_each_checkpoint_equals_cpython_and_no_request_comes_before_the_control(
         with pytest.raises(Exception, match="RangeError"):
             page.select(step=12345)
     watch.check()
+
+
+def line_for(entry, last):
+    """The control's line for a checkpoint, as the issue writes it: "step 500 of 5,000 · validation 4.31 nats/token"."""
+    shipped = " (the trained model)" if entry["step"] == last["step"] else ""
+    return f"step {entry['step']:,} of {last['step']:,}{shipped} · validation {entry['validation']:.2f} nats/token"
+
+
+def test_the_control_by_keyboard_play_and_leaving_it(browser_page, manifest, checkpoint_figures):
+    """Open it by its summary, step with the slider's keys, play through training, and close it: every
+    view's numbers follow (the chips' row equals CPython's for that checkpoint), the line says which
+    model is shown, and closing returns to the shipped model."""
+    page = browser_page.page
+    listed = manifest["checkpoints"]
+    last = listed[-1]
+    browser_page.set_text(TEXT)
+    browser_page.select(layer=2, head=3, token=7)
+    page.locator("#learn-panel > summary").click()
+    browser_page.wait_for_element("#learn-panel", attributes={"open": ""})
+    browser_page.wait_for_element(".learn-line", text=line_for(last, last))
+    slider = page.locator("#learn-step")
+    slider.focus()
+    for key, index in [("Home", 0), ("ArrowRight", 1), ("End", len(listed) - 1), ("ArrowLeft", len(listed) - 2)]:
+        page.keyboard.press(key)
+        entry = listed[index]
+        browser_page.wait_for(step=entry["step"])
+        browser_page.wait_for_element(".learn-line", text=line_for(entry, last))
+        want = checkpoint_figures[entry["step"]].another_view().analyse(TEXT)["attention"][1, 2, 7]
+        chips = page.locator("#tokens .chip[data-weight]")
+        browser_page.wait_for_chips(8, weighted=True)  # the query (token 7) and the keys before it
+        got = [float(chips.nth(j).get_attribute("data-weight")) for j in range(8)]
+        assert max(abs(g - w) for g, w in zip(got, want[:8])) <= 1e-3, (entry, got, want[:8])
+        assert slider.get_attribute("aria-valuetext") == line_for(entry, last)
+    page.locator(".learn-play").click()  # from the one shown on to the end, each drawn in turn
+    browser_page.wait_for_element(".learn-play", text="Pause", attributes={"aria-pressed": "true"})
+    browser_page.wait_for(step=last["step"])
+    browser_page.wait_for_element(".learn-play", text="Play", attributes={"aria-pressed": "false"})
+    page.locator(".learn-play").click()  # from the end: from the start again
+    browser_page.wait_for(step=listed[0]["step"])
+    page.locator("#learn-panel > summary").click()  # leaving the control: the shipped model
+    browser_page.wait_for(step=last["step"])
+    browser_page.wait_for_element(".learn-play", text="Play")
+    assert page.locator("#learn-panel").evaluate("details => details.open") is False
+    shipped = checkpoint_figures[last["step"]].another_view().analyse(TEXT)["attention"][1, 2, 7]
+    assert max(abs(g - w) for g, w in zip(browser_page.state()["weights"], shipped)) <= TOLERANCE
+
+
+def test_links_and_export_carry_the_step(origin, playwright, manifest):
+    listed = manifest["checkpoints"]
+    entry, last = listed[1], listed[-1]
+    watch = Watch(origin)
+    with browser_context(playwright) as context:
+        page = FigurePage(watch.page(watch.context(context).new_page()))
+        page.open(origin + f"/#text=Alice%20said&layer=2&head=3&step={entry['step']}")
+        page.wait_for(step=entry["step"], text="Alice said")
+        page.wait_for_element("#learn-panel", attributes={"open": ""})
+        page.wait_for_link(step=str(entry["step"]))
+        svg = page.page.evaluate(EXPORTED_IMAGE, "svg")
+        text = base64.b64decode(svg["base64"]).decode("utf-8")
+        assert f"Training step {entry['step']:,} of {last['step']:,}" in text and svg["name"].endswith(f"-step{entry['step']}.svg")
+        page.page.goto(origin + "/#text=Alice%20said&step=77")  # not a listed step: said, and the shipped model
+        page.wait_for(step=last["step"], text="Alice said")
+        page.wait_for_element("#notice", text=containing("training step 77"))
+    watch.check()
+
+
+def test_the_element_s_step_attribute(tmp_path, origin, playwright, manifest):
+    entry = manifest["checkpoints"][2]
+    with course_site(tmp_path, {"unit.html": f'<attention-live text="Alice said" step="{entry["step"]}"></attention-live>'}) as url, \
+            browser_context(playwright) as context:
+        page = FigurePage(context.new_page(), element="attention-live")
+        page.page.goto(url + "/unit.html")
+        page.wait_for_state("ready", step=entry["step"])
+        page.evaluate("""() => document.querySelector("attention-live").setAttribute("step", "0")""")
+        page.wait_for(step=0)

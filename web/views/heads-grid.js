@@ -50,7 +50,7 @@ function makeThumb(layer, head, onPick, signal) {
   bar.append(fill);
   const bits = element("span", "focus-bits");
   focus.append(bits, bar);
-  button.append(frame, caption, focus);
+  button.append(frame, caption, " ", focus); // the space: the caption and the mark read as two words
   button.addEventListener("click", () => onPick(layer, head), { signal });
   return { button, layer, head, canvas, rowMark: row, focus: { mark: focus, fill, bits } };
 }
@@ -114,7 +114,10 @@ export function createHeadsGrid(container, { config, on }) {
       button.tabIndex = (focused ? button === active : selected) ? 0 : -1; // one tab stop: the focused or the selected head
       const row = thumb.rowMark;
       setHidden(row, T === 0);
-      let label = `layer ${layer}, head ${head}`;
+      const entropy = T > 0 && result.entropy ? result.entropy[((layer - 1) * config.n_head + head - 1) * T + state.token] : null;
+      setHidden(thumb.focus.mark, entropy === null);
+      // the name begins with what the button shows (its caption, then its focus mark), as WCAG 2.5.3 asks
+      let label = `layer ${layer}, head ${head}${entropy === null ? "" : `, ${bitsText(entropy)}`}`;
       if (T > 0) {
         row.style.top = `${(100 * state.token) / T}%`;
         row.style.height = `${100 / T}%`;
@@ -123,13 +126,11 @@ export function createHeadsGrid(container, { config, on }) {
         const [key] = strongestKeys(weights, 1);
         label += `: «${result.labels[state.token]}» attends most to «${result.labels[key]}», ${percent(weights[key])}`;
       }
-      const entropy = T > 0 && result.entropy ? result.entropy[((layer - 1) * config.n_head + head - 1) * T + state.token] : null;
-      setHidden(thumb.focus.mark, entropy === null);
       if (entropy !== null) {
         const even = result.entropyEven[state.token];
         setText(thumb.focus.bits, bitsText(entropy));
         thumb.focus.fill.style.width = `${even > 0 ? (100 * entropy) / even : 0}%`;
-        label += `; focus ${bitsText(entropy)} of at most ${bitsText(even)}`;
+        label += `; ${bitsText(entropy)} is the entropy of its row, at most ${bitsText(even)} when spread evenly`;
       }
       button.setAttribute("aria-label", label);
     }
