@@ -165,7 +165,13 @@ def test_the_kv_cache_line_counts_what_an_edit_reused(page, figure):
     line = page.page.locator(".cache-line").text_content()
     first, last = cache["computed"]
     assert (f"computed row {first};" if first == last else f"computed rows {first}–{last};") in line
-    assert f"{cache['bytes'] / 1024:.1f} KB" in line and f"{cache['scores_per_head']:,} query–key pairs" in line
+    assert f"{cache['bytes'] / 1024:.1f} KB" in line and f"{cache['scores_per_head']:,} per head" in line
+    # the scores: counted here from the rows computed, T(T+1)/2 per head for the whole text, in every head
+    heads = figure.config.n_layer * figure.config.n_head
+    computed = heads * sum(range(first, last + 1))
+    assert f"This edit computed {computed:,} query–key scores; recomputing the whole text would take {heads * T * (T + 1) // 2:,}" in line
+    growth = page.page.locator(".cache-growth").text_content()
+    assert growth.startswith(f"Twice this text, {2 * T} tokens, would take {heads * 2 * T * (2 * T + 1) // 2:,} scores to recompute")
     assert page.page.locator(".chip.reused").count() == cache["reused"]
 
 
@@ -212,6 +218,7 @@ def test_rows_the_box_does_not_show_are_written_once_the_reader_pauses(page, fig
     and the others once the reader pauses, the table aria-busy="true" meanwhile; then every row is
     CPython's. Each time aria-busy changes, the page notes every row's scores as they are then."""
     before = " ".join([TEXT] * 5)  # about 80 tokens: the box shows the first 15 or so
+    page.page.set_viewport_size({"width": 1000, "height": 1000})  # the table's first rows in the window, below the closed disclosures
     after = before + "s"
     T = len(figure.analyse(before)["ids"])
     page.set_text(before)
@@ -244,6 +251,7 @@ def test_printing_writes_the_rows_that_wait_first(page, figure):
     frame where a keystroke's rows out of view first wait, the page fires beforeprint and reads the
     table: every row is then the new text's, and nothing waits."""
     before = " ".join([TEXT] * 5)  # about 80 tokens: the box shows the first 15 or so
+    page.page.set_viewport_size({"width": 1000, "height": 1000})  # the table's first rows in the window, below the closed disclosures
     after = before + "s"
     T = len(figure.analyse(before)["ids"])
     page.set_text(before)

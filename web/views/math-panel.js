@@ -162,7 +162,7 @@ export function createMathPanel(container, { on }) {
   const outputText = element("p");
   output.append(element("p", "gloss", GLOSSES.output), outputCanvas, outputText);
   const cacheLine = element("p", "cache-line");
-  const growthLine = element("p", "cache-line cache-growth");
+  const growthLine = element("p", "cache-growth");
   const content = element("div");
   content.append(formula, strips, readout, tableBox, output, cacheLine, growthLine);
   const message = element("p", "panel-message");
