@@ -10,8 +10,10 @@ import pytest
 from attention_live.figure import Figure
 from conftest import WEIGHTS
 import base64
+import shutil
 
-from support.figure_page import EXPORTED_IMAGE, TOLERANCE, FigurePage, Watch, browser_context, build, containing, course_site
+from support.figure_page import (EXPORTED_IMAGE, TOLERANCE, FigurePage, Watch, browser_context, build, containing, course_site,
+                                 drop_compressed_copies, serving)
 
 TEXT = 'Then the Queen turned to Alice and said, "Off with her head!"'
 
@@ -151,3 +153,25 @@ def test_the_element_s_step_attribute(tmp_path, origin, playwright, manifest):
         page.wait_for_state("ready", step=entry["step"])
         page.evaluate("""() => document.querySelector("attention-live").setAttribute("step", "0")""")
         page.wait_for(step=0)
+
+
+def test_a_damaged_checkpoint_is_said_and_the_control_goes_back(tmp_path, playwright, manifest):
+    """A checkpoint whose bytes differ from build.json's sha256 is refused by the worker's checked fetch:
+    the status line names it, the control goes back to the model shown, and another checkpoint works."""
+    damaged, good = manifest["checkpoints"][1], manifest["checkpoints"][2]
+    site = tmp_path / "site"
+    shutil.copytree(build.DIST, site)
+    path = build.build_folder(site) / damaged["path"]
+    drop_compressed_copies(path)  # the server sends the damaged file, not an intact copy of it
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x40
+    path.write_bytes(bytes(data))
+    with serving(build.make_server(0, site)) as url, browser_context(playwright) as context:
+        page = FigurePage(context.new_page())
+        page.open(url + "/")
+        page.select(step=damaged["step"])
+        page.wait_for_status(containing(f"The checkpoint of step {damaged['step']} could not be shown"))
+        assert f"the checkpoint of step {damaged['step']} is damaged" in page.status(), page.status()
+        assert page.state()["step"] == manifest["checkpoints"][-1]["step"]
+        page.select(step=good["step"])
+        page.wait_for(step=good["step"])

@@ -450,8 +450,12 @@ export class AttentionFigure {
     this.#resolveWaiters();
   }
 
-  #onError(error, { seq }) {
-    this.setStatus(`This text could not be analysed: ${error.message}`);
+  #onError(error, { seq, whatIfs }) {
+    const shown = this.#view.result?.step ?? null;
+    if ((whatIfs?.step ?? null) !== shown) { // a checkpoint that could not be loaded: the control goes back to the one shown
+      this.viewState.update({ learn: this.checkpoints.length ? { step: shown } : { open: false } });
+      this.say(`The checkpoint of step ${whatIfs.step} could not be shown: ${error.message}`); // kept on the line, and said
+    } else this.setStatus(`This text could not be analysed: ${error.message}`);
     this.#queue.shown = seq;
     this.#resolveWaiters();
   }
