@@ -13,7 +13,8 @@ from attention_live.figure import Figure  # noqa: E402
 from conftest import WEIGHTS  # noqa: E402
 from safetensors import safe_open  # noqa: E402
 from tokenizers import Tokenizer  # noqa: E402
-from training.corpus import encode_split, load_corpus  # noqa: E402
+from training.corpus import load_corpus  # noqa: E402
+from training.train import encode_split  # noqa: E402
 from training.evaluate import model_loss  # noqa: E402
 from training.export import reference_model  # noqa: E402
 

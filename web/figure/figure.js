@@ -305,7 +305,7 @@ export class AttentionFigure {
   }
 
   /** The view in one sentence, for the live region: "16 tokens; layer 2, head 3: «said» attends most to
-   *  «Alice» 80.6%, then …". */
+   *  «Alice» 82.3%, then …". */
   summary() {
     const { result } = this.#view;
     const state = this.viewState.get();
