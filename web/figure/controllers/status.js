@@ -29,13 +29,13 @@ const viewOf = (state) => JSON.stringify([state.layer, state.head, state.token, 
  *   text                          what the line says now;
  *   destroy()                     drops a sentence waiting to be said.
  */
-/** " · focus 1.61 of at most 3.17 bits": the entropy of query `token`'s row in the selected head
+/** " · focus 1.61 of 3.17 bits": the entropy of query `token`'s row in the selected head
  *  (Python's, with the analysis: focus.row_entropy), "" where the result has none. */
 function focusText(result, state, token) {
   if (!result.entropy) return "";
   const T = result.ids.length;
   const bits = result.entropy[((state.layer - 1) * result.shape[1] + state.head - 1) * T + token];
-  return ` · focus ${bitsText(bits).replace(" bits", "")} of at most ${bitsText(result.entropyEven[token])}`;
+  return ` · focus ${bitsText(bits).replace(" bits", "")} of ${bitsText(result.entropyEven[token])}`;
 }
 
 export function createStatus({ status, notice, announcer: region }, { where = "in this tab" } = {}) {
