@@ -170,7 +170,8 @@ def test_offline_after_a_visit(page, tmp_path):
         assert page.evaluate("() => document.documentElement.dataset.offline") == "ready"
     page.reload()  # the server is gone: everything comes from the offline copy
     page.wait_for_state(other_than("loading"))
-    assert page.evaluate("() => [document.documentElement.dataset.state, window.attentionLive.state().tokens.length]")[0] == "ready"
+    state, status = page.evaluate("() => [document.documentElement.dataset.state, document.querySelector('#status').textContent]")
+    assert state == "ready", status
 
 
 def test_two_figures_share_one_python(page, tmp_path):

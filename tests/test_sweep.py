@@ -51,7 +51,7 @@ def test_no_checkpoints_is_an_error():
         choose([])
 
 
-def test_a_judged_checkpoint_has_the_models_numbers(tmp_path, corpus_dir, figure):
+def test_a_judged_checkpoint_has_the_models_numbers(tmp_path, corpus_dir):
     import numpy as np
     import torch
     from tokenizers import Tokenizer
@@ -67,7 +67,12 @@ def test_a_judged_checkpoint_has_the_models_numbers(tmp_path, corpus_dir, figure
     torch.save({"model": model.state_dict(), "config": model.config.to_dict(), "history": [{"step": 1234}]}, tmp_path / "ckpt-step01234.pt")
     judged = Judge(corpus_dir, WEIGHTS / "tokenizer.json").judge(tmp_path / "ckpt-step01234.pt")
 
-    claims = check_claims(figure)  # itself checked against PyTorch in test_chapter_claims.py
+    from attention_live.figure import Figure
+
+    # a fresh Figure, as the judge's is: the session's one reuses the keys and values of whatever text an
+    # earlier test left in its cache, which changes the last float32 bits
+    fresh = Figure((WEIGHTS / "model.safetensors").read_bytes(), (WEIGHTS / "tokenizer.json").read_bytes())
+    claims = check_claims(fresh)  # itself checked against PyTorch in test_chapter_claims.py
     assert judged["step"] == 1234 and judged["focused"] == claims["focused"] and judged["diffuse"] == claims["diffuse"]
     layer, head = (int(n) for n in claims["focused"]["head"].split("."))
     assert judged["held_out"] == judged["rates"][layer - 1][head - 1] and 0 < judged["held_out"] < 1

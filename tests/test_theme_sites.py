@@ -19,7 +19,7 @@ from support.figure_page import NOT_EMPTY, TOLERANCE, WAIT_MS, FigurePage, Watch
 
 TEXT = "Alice said hello to the Rabbit."
 FIGURE_HTML = f'<attention-live text="{TEXT}" layer="2" head="3"></attention-live>'
-SUMMARIES = ["All heads at once", "This head's whole attention matrix", "Show the math", "The next token"]
+SUMMARIES = ["Watch it learn", "All heads at once", "This head's whole attention matrix", "Show the math", "The next token"]
 PANELS = ["heads", "matrix", "math", "next"]
 WIDTHS = [1280, 390]
 Site = namedtuple("Site", "url figure_path instant")  # instant: the theme swaps pages in without reloading
@@ -224,7 +224,8 @@ def test_titles_and_labels_are_unobstructed(playwright, site, width):
     icon on every summary) lies over it."""
     with figure_tab(playwright, site, width) as (page, _):
         parts = page.locator("attention-live").evaluate(UNOBSTRUCTED)
-        assert [p["text"] for p in parts[:4]] == SUMMARIES and [p["text"] for p in parts[4:6]] == ["Layer", "Head"]
+        n = len(SUMMARIES)
+        assert [p["text"] for p in parts[:n]] == SUMMARIES and [p["text"] for p in parts[n:n + 2]] == ["Layer", "Head"]
         blocked = [f"{p['text']!r}: hit {p['hit']}, covered by {p['covers']}" for p in parts if not p["inside"] or p["covers"]]
         assert blocked == [], "\n".join(blocked)
 

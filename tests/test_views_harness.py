@@ -4,6 +4,8 @@ layout, with no worker and no Python started. Every expected value is computed h
 (CPython's numbers), never taken from the JavaScript under test. The page-level tests (test_views.py,
 test_math_panel.py, …) check the wiring of the same views in the live figure."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -197,10 +199,15 @@ def test_the_heads_grid_names_each_heads_strongest_key(harness):
     A = attention(QUEEN)
     names = harness.attributes("#heads-grid button.thumb", "aria-label")
     assert len(names) == c["n_layer"] * c["n_head"]
+    marks = []
     for k, name in enumerate(names):
         l, h = divmod(k, c["n_head"])
         row = A[l, h, token, : token + 1]
-        assert name == f"layer {l + 1}, head {h + 1}: «{labels[token]}» attends most to «{labels[int(row.argmax())]}», {percent(row.max())}"
+        bits = f"{-sum(float(p) * math.log2(float(p)) for p in row if p > 0):.2f} bits"  # the row's entropy, counted here
+        assert name == (f"layer {l + 1}, head {h + 1}, {bits}: «{labels[token]}» attends most to «{labels[int(row.argmax())]}», "
+                        f"{percent(row.max())}; {bits} is the entropy of its row, at most {math.log2(token + 1):.2f} bits when spread evenly")
+        marks.append(bits)
+    assert harness.page.eval_on_selector_all("#heads-grid .focus-bits", "es => es.map((e) => e.textContent)") == marks  # what each shows
     assert harness.attributes("#heads-grid button.thumb", "aria-pressed") == [
         str(k == (layer - 1) * c["n_head"] + head - 1).lower() for k in range(len(names))]
 

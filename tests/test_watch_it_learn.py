@@ -60,6 +60,12 @@ def test_each_checkpoint_equals_cpython_and_no_request_comes_before_the_control(
         page.page.wait_for_selector("html[data-offline]", state="attached")  # sw.js has stored the build (or could not)
         asked = [url for url in watch.requests if "/weights/checkpoints/" in url]
         assert asked == [], asked
+        assert page.page.evaluate("document.documentElement.dataset.offline") == "ready"
+        stored = page.page.evaluate("""async () => { const urls = [];
+            for (const name of await caches.keys()) for (const request of await (await caches.open(name)).keys()) urls.push(request.url);
+            return urls; }""")
+        assert any(url.endswith("/weights/model.safetensors") for url in stored), stored  # the model, the last checkpoint, is stored
+        assert not [url for url in stored if "/weights/checkpoints/" in url]  # the earlier ones only once watched
         assert page.api("checkpoints") == [{"step": e["step"], "validation": e["validation"]} for e in manifest["checkpoints"]]
         shipped = manifest["checkpoints"][-1]["step"]
         assert page.state()["step"] == shipped

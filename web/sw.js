@@ -65,7 +65,7 @@ async function storeFiles() {
     throw new Error(`index.html is not build ${build}'s: the page will register the newer one`);
   }
   const cache = await caches.open(cacheName);
-  const onRequest = new Set((manifest.checkpoints ?? []).map((checkpoint) => checkpoint.path));
+  const onRequest = new Set((manifest.checkpoints ?? []).map((checkpoint) => checkpoint.path).filter((path) => path !== manifest.model)); // the last is the model itself
   const stored = await Promise.allSettled(Object.entries(manifest.files).filter(([path]) => !onRequest.has(path)).map(async ([path, expected]) => {
     await cache.put(new URL(path, buildFolder), await checkedCopy(path, expected));
   }));

@@ -16,7 +16,7 @@ export async function keepForOffline(manifest, page) {
   try {
     if (!("serviceWorker" in navigator)) throw new Error("no service workers in this context");
     if (Date.now() - Number(localStorage.getItem(remembered) ?? -Infinity) < OFFLINE_RETRY_MS) throw new Error("this build could not be stored lately");
-    const onRequest = new Set((manifest.checkpoints ?? []).map((checkpoint) => checkpoint.path)); // not stored by sw.js's install
+    const onRequest = new Set((manifest.checkpoints ?? []).map((checkpoint) => checkpoint.path).filter((path) => path !== manifest.model)); // not stored by sw.js's install (the last checkpoint is the model itself)
     const needed = Object.entries(manifest.files).filter(([path]) => !onRequest.has(path)).reduce((sum, [, file]) => sum + file.bytes, 0);
     const { quota = Infinity, usage = 0 } = (await navigator.storage?.estimate?.()) ?? {};
     if (quota - usage < 1.2 * needed) throw new Error("not enough storage"); // never a half-written copy
