@@ -161,10 +161,11 @@ def test_the_kv_cache_line_counts_what_an_edit_reused(page, figure):
     figure.analyse(TEXT + " ")
     cache = figure.analyse(TEXT + " T")["cache"]  # the same two edits in CPython
     assert state["reused"] == cache["reused"] >= T - 2
-    page.wait_for_element(".cache-line", text=containing(f"; {cache['reused']} reused."))
-    line = page.page.locator(".cache-line").text_content()
     first, last = cache["computed"]
-    assert (f"computed row {first};" if first == last else f"computed rows {first}–{last};") in line
+    computed = f"computed row {first};" if first == last else f"computed rows {first}–{last};"
+    # the line of this edit's result: the one before it (the text as set) reused as many keys and values
+    page.wait_for_element(".cache-line", text=containing(f"{computed} {cache['reused']} reused."))
+    line = page.page.locator(".cache-line").text_content()
     assert f"{cache['bytes'] / 1024:.1f} KB" in line and f"{cache['scores_per_head']:,} per head" in line
     # the scores: counted here from the rows computed, T(T+1)/2 per head for the whole text, in every head
     heads = figure.config.n_layer * figure.config.n_head
