@@ -10,6 +10,14 @@ export function headOffset(result, layer, head) {
   return ((layer - 1) * result.shape[1] + (head - 1)) * T * T;
 }
 
+/** The entropy in bits of query `token`'s row in layer `layer`, head `head` (1-based), from the result's
+ *  `entropy` (Float32Array [n_layer, n_head, T], Python's focus.row_entropy); null where it has none. */
+export function entropyAt(result, layer, head, token) {
+  if (!result.entropy) return null;
+  const T = result.shape[3];
+  return result.entropy[((layer - 1) * result.shape[1] + (head - 1)) * T + token];
+}
+
 /** How many keys query `query` weighs in the selected head of `view` ({layer, head}): keys
  *  0..query, or all T under the "causal mask off" what-if on that head. */
 export function keysSeen(result, { layer, head }, query) {

@@ -24,7 +24,7 @@ import { hasWhatIf, PANEL_NAMES } from "./view-state.js";
  * @param el   the figure's parts (figure.js PARTS)
  * @param on   what the reader's acts on the views do, through the core: choose(patch) (a choice of the
  *             reader's), state() and update(patch) (the view state: a preview, a panel opened),
- *             knockout(layer, head), readOut(text)
+ *             knockout(layer, head), readOut(text), learn(step) (a checkpoint chosen in "Watch it learn")
  * @returns {forModel(config, checkpoints), tokens(result), clearTokens(), render(result, state, previous, answers),
  *           answers(kinds, result, state, answers), focused(), keepFocus(element), destroy()}
  */
@@ -76,7 +76,7 @@ export function createFigureViews(root, el, on) {
      *  with "Watch it learn" where its training run's `checkpoints` ([{step, validation}]) are listed. */
     forModel(config, checkpoints) {
       views.learn?.destroy();
-      views.learn = checkpoints.length > 1 ? createLearn(el.learn, { checkpoints, on: { pick: (step) => on.choose({ learn: { open: true, step: step === checkpoints.at(-1).step ? null : step } }) } }) : null;
+      views.learn = checkpoints.length > 1 ? createLearn(el.learn, { checkpoints, on: { pick: on.learn } }) : null;
       setHidden(el.learnPanel, views.learn === null);
       views.layers = createChoices(el.layers, { config: { count: config.n_layer }, on: { pick: (layer) => on.choose({ layer }) } });
       views.heads = createChoices(el.heads, { config: { count: config.n_head }, on: { pick: (head) => on.choose({ head }) } });

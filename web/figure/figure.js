@@ -101,6 +101,7 @@ export class AttentionFigure {
       choose: (patch) => this.choose(patch), state: () => this.viewState.get(), update: (patch) => this.viewState.update(patch),
       knockout: (layer, head) => this.choose({ knockout: toggled(this.viewState.get().knockout, layer, head) }),
       readOut: (text) => this.#status.choice(() => text), // a keyboard read-out of one number is a choice too
+      learn: (step) => this.choose({ learn: this.learnAt(step) }),
     });
     this.#answers = createAnswers(() => [this.#view.result, this.viewState.get()], (kind) => this.#onAnswer(kind));
     this.#newReady();

@@ -23,7 +23,7 @@
  */
 import { element, focusedIn, setHidden, setText } from "../lib/dom.js";
 import { firstChangedRow, paintHeatmap } from "../draw/heatmap.js";
-import { bitsText, headOffset, keysSeen, percent, strongestKeys } from "../draw/numbers.js";
+import { bitsText, entropyAt, headOffset, keysSeen, percent, strongestKeys } from "../draw/numbers.js";
 import { attentionResult, wholeNumbers } from "../lib/check.js";
 
 /* One head's thumbnail: its record {button, layer, head, canvas, rowMark}. */
@@ -114,7 +114,7 @@ export function createHeadsGrid(container, { config, on }) {
       button.tabIndex = (focused ? button === active : selected) ? 0 : -1; // one tab stop: the focused or the selected head
       const row = thumb.rowMark;
       setHidden(row, T === 0);
-      const entropy = T > 0 && result.entropy ? result.entropy[((layer - 1) * config.n_head + head - 1) * T + state.token] : null;
+      const entropy = T > 0 ? entropyAt(result, layer, head, state.token) : null;
       setHidden(thumb.focus.mark, entropy === null);
       // the name begins with what the button shows (its caption, then its focus mark), as WCAG 2.5.3 asks
       let label = `layer ${layer}, head ${head}${entropy === null ? "" : `, ${bitsText(entropy)}`}`;

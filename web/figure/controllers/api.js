@@ -4,7 +4,7 @@
  * RangeError leaves the view as it was.
  */
 import { afterPaint } from "../../lib/frames.js";
-import { headOffset } from "../../draw/numbers.js";
+import { entropyAt, headOffset } from "../../draw/numbers.js";
 import { PANEL_NAMES } from "../view-state.js";
 
 /* A value given to the API, as an error message shows it: NaN, Infinity, 2n as themselves, others as JSON. */
@@ -72,8 +72,8 @@ export function createApi(figure) {
   /* The entropy (bits) of query `token`'s row in every head of `result`: [n_layer][n_head], or null. */
   function rowEntropy(result, token) {
     if (!result?.entropy || result.ids.length === 0) return null;
-    const [layers, heads, T] = [result.shape[0], result.shape[1], result.ids.length];
-    return Array.from({ length: layers }, (_, l) => Array.from({ length: heads }, (_, h) => result.entropy[(l * heads + h) * T + token]));
+    const [layers, heads] = result.shape;
+    return Array.from({ length: layers }, (_, l) => Array.from({ length: heads }, (_, h) => entropyAt(result, l + 1, h + 1, token)));
   }
 
   return {

@@ -9,7 +9,7 @@
 import { createAnnouncer } from "../../lib/announcer.js";
 import { setHidden, setText } from "../../lib/dom.js";
 import { BOX_MAX_CHARS } from "../text-box.js";
-import { bitsText, queryText } from "../../draw/numbers.js";
+import { bitsText, entropyAt, queryText } from "../../draw/numbers.js";
 
 /** The parts of the view state that decide what the figure shows, as one string (the pointer's preview,
  *  the panels and the FlashAttention part's tile left out): equal strings, the same view. */
@@ -32,9 +32,8 @@ const viewOf = (state) => JSON.stringify([state.layer, state.head, state.token, 
 /** " · focus 1.61 of 3.17 bits": the entropy of query `token`'s row in the selected head
  *  (Python's, with the analysis: focus.row_entropy), "" where the result has none. */
 function focusText(result, state, token) {
-  if (!result.entropy) return "";
-  const T = result.ids.length;
-  const bits = result.entropy[((state.layer - 1) * result.shape[1] + state.head - 1) * T + token];
+  const bits = entropyAt(result, state.layer, state.head, token);
+  if (bits === null) return "";
   return ` · focus ${bitsText(bits).replace(" bits", "")} of ${bitsText(result.entropyEven[token])}`;
 }
 
