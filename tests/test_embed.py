@@ -138,7 +138,8 @@ def test_resize_reports_the_content_height(playwright, origin):
         frame.locator("#heads-panel > summary").click()
         # the grid is drawn once seen or after a pause (lib/when-paused.js): measured once it is, with
         # its frame drawn, not while its placeholder's height still holds (a race seen once in CI)
-        FigurePage(frame).wait_for_elements({"#heads-grid": {"attributes": {"aria-busy": other_than("true")}}, "#heads-grid canvas": {"count": above(0)}})
+        FigurePage(frame).wait_for_elements({"#heads-grid": {"attributes": {"aria-busy": other_than("true")}}, "#heads-grid canvas": {"count": above(0)},
+                                             "#heads-grid .focus-bits": {"text": other_than("")}})  # written by the grid's draw, not by its creation
         frame.evaluate("() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))")
         assert fits() > ready + 100  # the heads grid made the figure taller
 
