@@ -111,6 +111,8 @@ def test_each_part_of_the_view_is_written_on_its_own(opened, figure):
     ("text=Alice%E0%A4%20said", ["not valid percent-encoding of UTF-8; it is read with \ufffd"], (None, None)),
     ("text=Alice%20ate%20100%", ['A "%" in the link starts no percent-escape (two hex digits); it is read as a plain "%".'], (None, None)),
     ("text=" + "a" * 3000, ["3,000 characters; only its last 2,048"], (None, None)),
+    ("text=" + "%F0%9F%98%80" * 2100, ["2,100 characters; only its last 2,048"], (None, None)),  # a pair of UTF-16 units each
+    ("text=" + "a%0d%0a" * 1100, ["2,200 characters; only its last 2,048"], (None, None)),  # "\r\n" is one character in a box
     ("text=Alice&panels=matrix,nope", ["panels this figure does not have (nope)"], (None, None)),
     ("text=start" + "%0D%0A" * 1500 + "end", [], (None, None)),  # 1,508 characters once line breaks are as in the box
     ("text=Alice%20said&layer=1e309&token=2.5", ["token 2.5; tokens count from 1 in whole numbers, so token 3"], (2, None)),

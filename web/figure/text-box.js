@@ -44,6 +44,25 @@ export function lastChars(text, count, normalise = asInBox) {
   return chars.length <= count ? { text: normal, cut: start > 0 } : { text: chars.slice(-count).join(""), cut: true };
 }
 
+/** The length of `text` in code points once a text box holds it (asInBox): its UTF-16 units, less
+ *  one for each "\r\n" (the box makes it "\n") and one for each surrogate pair. Each is found by a
+ *  search before any loop, so that a long text costs a search (fast, for a browser's one-byte strings
+ *  above all), and the loop over its units runs only from its first low surrogate. */
+export function lengthInBox(text) {
+  let length = text.length;
+  for (let at = text.indexOf("\r\n"); at >= 0; at = text.indexOf("\r\n", at + 2)) length -= 1;
+  const first = text.search(/[\uDC00-\uDFFF]/);
+  if (first < 0) return length;
+  for (let i = Math.max(first, 1); i < text.length; i += 1) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xdc00 && unit <= 0xdfff) {
+      const before = text.charCodeAt(i - 1);
+      if (before >= 0xd800 && before <= 0xdbff) length -= 1;
+    }
+  }
+  return length;
+}
+
 /** `text` as the box holds it (asInBox), at most its last BOX_MAX_CHARS characters (code points):
  *  {text, cut}. */
 export function boxed(text) {

@@ -9,7 +9,7 @@
  * survives a chat or LMS that re-encodes "+" as "%2B".
  */
 
-import { lastChars } from "./text-box.js";
+import { lastChars, lengthInBox } from "./text-box.js";
 
 const PANELS = ["heads", "matrix", "math", "next"];
 
@@ -24,17 +24,11 @@ function nearest(value, low, high) {
 /** A text asked for by a link or by an element's attribute, as the figure takes it (`normalise`:
  *  text-box.js's asInBox), at most its last `maxChars` code points: {text, changes}, changes saying
  *  what was cut. The front of a long text is dropped before it is normalised, and its length counted
- *  in one pass, so that megabytes from a host cost no more than that pass. */
+ *  by searches (lengthInBox), so that megabytes from a host cost no more than those. */
 export function readText(text, maxChars, normalise = (given) => given) {
   const kept = lastChars(text, maxChars, normalise);
   if (!kept.cut) return { text: kept.text, changes: [] };
-  // the whole text's length once normalised, for the notice: a surrogate pair is one code point, and
-  // so is "\r\n" (a text box makes it "\n")
-  let length = text.length;
-  for (let i = 1; i < text.length; i += 1) {
-    const unit = text.charCodeAt(i);
-    if ((unit === 0x0a && text.charCodeAt(i - 1) === 0x0d) || (unit >= 0xdc00 && unit <= 0xdfff && text.charCodeAt(i - 1) >= 0xd800 && text.charCodeAt(i - 1) <= 0xdbff)) length -= 1;
-  }
+  const length = lengthInBox(text); // the whole text's, for the notice
   if (length <= maxChars) return { text: kept.text, changes: [] };
   return { text: kept.text,
     changes: [`The link's text has ${length.toLocaleString("en")} characters; only its last ${maxChars.toLocaleString("en")} are used.`] };
