@@ -407,17 +407,120 @@ def fill_once(page, empty, content, template):
     return page.replace(empty, empty.replace("></", f">{content}</"))
 
 
+CATALOGS = "i18n"  # web/i18n/<lang>.json: the figure's words, one catalog per language (docs/languages.md)
+REFERENCE_LANGUAGE = "en"
+INLINE_TAGS = {"i", "em", "code", "b", "strong", "kbd", "sub", "sup"}  # as web/i18n/messages.js builds them
+MESSAGE_PIECE = re.compile(r"\{(\w+)\}|<(/?)([a-z]+)>")  # a placeholder, or an inline tag's start or end
+
+
+def catalog(lang=REFERENCE_LANGUAGE):
+    """The message catalog of ``lang`` (web/i18n/<lang>.json) as a dict."""
+    return json.loads((ROOT / "web" / CATALOGS / f"{lang}.json").read_text(encoding="utf-8"))
+
+
+def languages():
+    """The tags of the languages with a catalog in web/i18n/, sorted (build.json's ``languages``)."""
+    return sorted(path.stem for path in (ROOT / "web" / CATALOGS).glob("*.json"))
+
+
+def english(what, messages):
+    """What ``what`` says in English (``messages``: English's catalog), as web/i18n/messages.js's
+    ``written`` says it in a browser: a string as it is; ``{"percent": share}`` as "80.6%";
+    ``{"key", "params"}`` as its message with each placeholder filled (a param written by this function,
+    an int with thousands separators). Only for what build.py writes before any script runs."""
+    if isinstance(what, str):
+        return what
+    if isinstance(what, (int, float)) and not isinstance(what, bool):
+        return f"{what:,}" if isinstance(what, int) else f"{what:,.3f}".rstrip("0").rstrip(".")
+    if "percent" in what:
+        return f"{what['percent']:.{what.get('digits', 1)}%}"
+    return "".join(piece if isinstance(piece, str) else "" for piece in message_nodes(messages, what["key"], {
+        name: english(value, messages) for name, value in what.get("params", {}).items()}))
+
+
+def message_nodes(messages, key, params):
+    """English message ``key`` of ``messages`` as MarkupTree nodes: its text, its inline tags as elements
+    and each placeholder as ``params``' value (a string, or a node moved there), as web/i18n/messages.js's
+    ``fill`` makes them; a plural message's form chosen by ``params["count"]`` (English: "one" for 1).
+    Raises BuildError for a key the catalog lacks."""
+    if key not in messages:
+        raise BuildError(f"web/{CATALOGS}/{REFERENCE_LANGUAGE}.json has no message {key!r}")
+    message = messages[key]
+    if isinstance(message, dict):
+        message = message["one" if params.get("count") in (1, "1") else "other"]
+    top = ["", {}]
+    stack = [top]
+    at = 0
+    for match in MESSAGE_PIECE.finditer(message):
+        if match.start() > at:
+            stack[-1].append(message[at:match.start()])
+        at = match.end()
+        if match.group(1) is not None:
+            stack[-1].append(params.get(match.group(1), match.group(0)))
+        elif match.group(3) in INLINE_TAGS and match.group(2):
+            if len(stack) > 1:
+                stack.pop()
+        elif match.group(3) in INLINE_TAGS:
+            node = [match.group(3), {}]
+            stack[-1].append(node)
+            stack.append(node)
+        else:
+            stack[-1].append(match.group(0))
+    if at < len(message):
+        stack[-1].append(message[at:])
+    return top[2:]
+
+
+def with_words(node, messages):
+    """The MarkupTree ``node`` with its words written from ``messages`` (English's catalog), as
+    web/i18n/language.js's applyMessages writes them: ``data-text`` names an element's content (its
+    ``data-slot`` children go where the message says {name}), ``data-label`` its aria-label,
+    ``data-alt`` its alt."""
+    if isinstance(node, str):
+        return node
+    tag, attributes, *children = node
+    attributes = dict(attributes)
+    if "data-text" in attributes:
+        slots = {child[1]["data-slot"]: child for child in children if not isinstance(child, str) and "data-slot" in child[1]}
+        children = message_nodes(messages, attributes["data-text"], slots)
+    for name, target in (("data-label", "aria-label"), ("data-alt", "alt")):
+        if name in attributes:
+            attributes[target] = english({"key": attributes[name]}, messages)
+    return [tag, attributes, *(with_words(child, messages) for child in children)]
+
+
+def markup_html(node):
+    """A MarkupTree node as HTML (text escaped; an attribute whose value is empty written bare)."""
+    if isinstance(node, str):
+        return html.escape(node, quote=False)
+    tag, attributes, *children = node
+    written = "".join(f" {name}" if value == "" else f' {name}="{html.escape(value)}"' for name, value in attributes.items())
+    if tag in MarkupTree.VOID:
+        return f"<{tag}{written}>"
+    return f"<{tag}{written}>{''.join(markup_html(child) for child in children)}</{tag}>"
+
+
 def figure_markup(template, view):
-    """The figure's markup (web/figure/figure.html, its leading comment left out) with the default
-    sentence in the text box, so a visitor sees it before any script runs, and the model's "about"
-    text: what it was trained on and how, and the sentence about its default view with its numbers
-    (default_view.json's ``about`` and ``story``, plain text)."""
-    page = re.sub(r"\A<!--.*?-->\n", "", template.read_text(encoding="utf-8"), flags=re.S)
-    page = fill_once(page, '<textarea id="text" rows="3" dir="auto" spellcheck="false" autocomplete="off"></textarea>',
-                     html.escape(view["text"]), template)
-    page = fill_once(page, '<span id="model-corpus"></span>', html.escape(view["about"]["corpus"]), template)
-    page = fill_once(page, '<span id="model-training"></span>', html.escape(view["about"]["training"]), template)
-    return fill_once(page, '<span id="default-story"></span>', html.escape(view["story"]), template)
+    """The figure's markup (web/figure/figure.html, its leading comment left out) with its words in
+    English (with_words), the default sentence in the text box, so a visitor sees it before any
+    script runs, and the model's "about" text: what it was trained on and how, and the sentence
+    about its default view with its numbers (default_view.json's ``about`` and ``story``: strings, or
+    message descriptors that the page writes again in the figure's language)."""
+    markup = re.sub(r"\A<!--.*?-->\n", "", template.read_text(encoding="utf-8"), flags=re.S)
+    (tree,) = MarkupTree(markup).tree
+    messages = catalog()
+    filled = {"text": view["text"], "model-corpus": english(view["about"]["corpus"], messages),
+              "model-training": english(view["about"]["training"], messages), "default-story": english(view["story"], messages)}
+
+    def fill(node):
+        if isinstance(node, str):
+            return node
+        tag, attributes, *children = node
+        if attributes.get("id") in filled:
+            return [tag, attributes, filled[attributes["id"]]]
+        return [tag, attributes, *(fill(child) for child in children)]
+
+    return markup_html(with_words(fill(tree), messages)) + "\n"
 
 
 def with_preloads(page, chunks):
@@ -499,6 +602,14 @@ def write_figure_template(markup, out):
     tree = for_a_course_page(tree)
     out.write_text("// Made by build.py from web/figure/figure.html: the figure's markup as a tree (build.py MarkupTree), for web/attention-live.js.\n"
                    f"export default {json.dumps(tree, ensure_ascii=False, separators=(',', ':'))};\n", encoding="utf-8")
+
+
+def write_english_catalog(out):
+    """web/i18n/en.json, the reference catalog, as a JavaScript module whose default export is it, for
+    web/i18n/language.js: English's words come with the script, without a request; the other
+    languages' catalogs are fetched when a figure asks for one."""
+    out.write_text("// Made by build.py from web/i18n/en.json: the figure's English words, for web/i18n/language.js.\n"
+                   f"export default {json.dumps(catalog(), ensure_ascii=False, separators=(',', ':'))};\n", encoding="utf-8")
 
 
 def write_figure_styles(css, out):
@@ -583,13 +694,15 @@ def write_notebook_files(folder, model, out=NOTEBOOK_FILES):
     Python, into ``out``: ``widget.js``, web/widget.js bundled into one file with everything it imports
     (anywidget hands a notebook's module over as text, so it cannot import files of its own), made from
     ``folder`` (the copy of web/ being built, before bundle_scripts takes its modules); and the model
-    folder ``model`` (MODEL_FOLDER_FILES), the model the widget opens with."""
+    folder ``model`` (MODEL_FOLDER_FILES), the model the widget opens with; and the catalogs of the figure's
+    words (web/i18n/*.json), which the widget hands to the page in its manifest."""
     shutil.rmtree(out, ignore_errors=True)
     (out / "model").mkdir(parents=True)
     run([*esbuild_command(), "widget.js", "--bundle", "--format=esm", "--charset=utf8", f"--outfile={out / 'widget.js'}",
          "--log-level=warning"], cwd=folder)
     for name in MODEL_FOLDER_FILES:
         shutil.copy2(model / name, out / "model" / name)
+    shutil.copytree(ROOT / "web" / CATALOGS, out / CATALOGS, ignore=shutil.ignore_patterns("*.js"))  # the figure's words, for the kernel to hand over
 
 
 def check_model_folder(model):
@@ -618,6 +731,7 @@ def build(pyodide_dir=None, dist=DIST, model=WEIGHTS):
     page = index_html(ROOT / "web" / "index.html", markup)
     write_figure_template(markup, folder / "figure-template.js")
     write_figure_styles(ROOT / "web" / "figure" / "figure.css", folder / "figure-styles.js")
+    write_english_catalog(folder / CATALOGS / "en-catalog.js")
     (folder / FIGURE_MARKUP).unlink()  # in index.html and figure-template.js
     write_notebook_files(folder, WEIGHTS)  # the shipped model, whatever --model builds the site with
     chunks = bundle_scripts(folder)
@@ -658,6 +772,7 @@ def build(pyodide_dir=None, dist=DIST, model=WEIGHTS):
         "config": model_config(folder / "weights/model.safetensors"),
         "max_text_chars": python_constant(ROOT / "py" / "attention_live" / "figure.py", "MAX_TEXT_CHARS"),
         "startup": startup,  # what the worker downloads on a first visit: its bytes are the loading line's total
+        "languages": languages(),  # the tags with a catalog (web/i18n/<lang>.json): what a page or a link may choose
         "checkpoints": checkpoints,  # [{step, validation, path}] in training order, the last the model itself; [] for none
         "files": files,  # paths relative to the build's folder; checked by the worker, stored by sw.js
     }

@@ -33,6 +33,7 @@ import { asInBox, wellFormed } from "./figure/text-box.js";
 import { throttled } from "./lib/throttle.js";
 import { readView } from "./figure/url-state.js";
 import { fromTree } from "./lib/dom.js";
+import { chooseLanguage } from "./i18n/language.js";
 
 /* This build's files (see build.py), and its index.html beside that folder; null where this module has
  * no folder (a notebook's widget, loaded from a blob: URL, is given its Python: RUNTIME). */
@@ -62,6 +63,22 @@ function fragmentOf(element) {
 
 const textOf = (element) => element.getAttribute("text") ?? undefined;
 
+/* The language an element shows, among `available` (build.json's "languages"): its own lang attribute
+ * wins (one without a catalog: English, and the notice says so); without one, the course page's
+ * <html lang> where a catalog has it (its primary subtag: de-CH → de), else the model's own language
+ * (`model`: a course's model trained with --lang), else English. {lang (null:
+ * English), notice (a message descriptor, or null), asked (whether the course chose it: the figure's
+ * link then keeps it)}. */
+function languageOf(element, available, model) {
+  const own = element.getAttribute("lang");
+  if (own !== null && own.trim() !== "") {
+    const lang = chooseLanguage([own], available);
+    return { lang, asked: lang !== null, notice: lang === null ? { key: "language.noCatalog", params: { lang: own, languages: available.join(", ") } } : null };
+  }
+  const page = chooseLanguage([document.documentElement.lang], available);
+  return { lang: page ?? chooseLanguage([model], available), asked: page !== null, notice: null };
+}
+
 /* attention-live:change, whose detail is the figure's state(), computed when a listener first reads
  * it (during the event: the state the event announces): a page with no listener pays nothing for
  * the T × T matrices it holds. */
@@ -81,7 +98,7 @@ class ChangeEvent extends Event {
 }
 
 export class AttentionLiveElement extends HTMLElement {
-  static observedAttributes = ATTRIBUTES;
+  static observedAttributes = [...ATTRIBUTES, "lang"];
 
   #keptView = null; // the link fragment of a figure let go (letGo), for the next one
 
@@ -112,7 +129,8 @@ export class AttentionLiveElement extends HTMLElement {
     this.observer = null;
   }
 
-  attributeChangedCallback() {
+  attributeChangedCallback(name) {
+    if (name === "lang") return this.figure?.languageChanged(); // the words again, not the view
     if (!this.figure?.canFollowLink || this.hasAttribute("standalone")) return; // before build.json, the figure's start reads them
     this.figure.followLink(fragmentOf(this), textOf(this));
   }
@@ -147,6 +165,7 @@ export class AttentionLiveElement extends HTMLElement {
         manifest: () => fetchManifest(buildFolder),
         linkHref: (fragment) => new URL(`index.html${fragment}`, pageFolder).href, // the standalone page, on this view
       }),
+      chooseLanguage: (available, model) => languageOf(this, available, model),
       ...options,
     });
     this.figure = figure;

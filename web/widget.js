@@ -9,8 +9,9 @@
  *     JupyterLab, Notebook 7, VS Code,    Python: the kernel's CPython, over the model's messages
  *     Colab                               (kernel-port.js); no Pyodide is loaded
  *
- * The element's attributes come from the model's `text`, `layer`, `head`, `token` (1-based) and
- * `panels` (a comma-separated list, or an array), and follow their change events. With a kernel
+ * The element's attributes come from the model's `text`, `layer`, `head`, `token` (1-based),
+ * `panels` (a comma-separated list, or an array) and `lang` (the figure's language: "de", "es", "fr";
+ * none or "": the page's), and follow their change events. With a kernel
  * (the model's `_kernel` is true) what the reader does goes back: the model's values are set and
  * saved, so that the notebook reads them. Without one nothing is written to the model: MyST's model
  * throws on save_changes, send and off, none of which is called then.
@@ -19,14 +20,15 @@ import { RUNTIME } from "./attention-live.js";
 import { PythonClient } from "./runtime/python-client.js";
 import { kernelPort } from "./runtime/kernel-port.js";
 
-const ATTRIBUTES = ["text", "layer", "head", "token", "panels"];
+const ATTRIBUTES = ["text", "layer", "head", "token", "panels", "lang"];
 const kernels = new WeakMap(); // a kernel's model -> its PythonClient, shared by the model's views
 
 /* A model value as the attribute's text; null: no attribute (the figure's default). */
 function attributeValue(name, value) {
   if (value === undefined || value === null) return null;
   if (name === "panels" && Array.isArray(value)) return value.join(",");
-  if (name !== "text" && name !== "panels" && value === 0) return null; // an int traitlet's "not set"
+  if (name === "lang" && value === "") return null; // the page's language
+  if (name !== "text" && name !== "panels" && name !== "lang" && value === 0) return null; // an int traitlet's "not set"
   return String(value);
 }
 
@@ -80,7 +82,12 @@ function kernelRuntime(model) {
     python: kernels.get(model),
     manifest: async () => model.get("_manifest"),
     linkHref: null, // a notebook has no page of the figure to link to: no Copy link
-    where: "by the notebook's kernel",
+    where: "where.kernel", // "by the notebook's kernel"
+    catalog: async (lang) => {
+      const catalog = model.get("_manifest").catalogs?.[lang];
+      if (!catalog) throw new Error(`no catalog for ${lang}`); // not shown
+      return catalog;
+    },
   };
 }
 
@@ -104,6 +111,12 @@ function render({ model, el }) {
     if (gone || writing) return;
     const value = model.get(name);
     if (Object.hasOwn(pushed, name) && pushed[name] === value) return; // what the reader made, coming back
+    if (name === "lang") { // the words again (attention-live.js), not the view
+      const text = attributeValue(name, value);
+      if (text === null) element.removeAttribute("lang");
+      else element.setAttribute("lang", text);
+      return;
+    }
     const done = name === "text" ? element.setText(String(value ?? "")) : element.select(choiceOf(name, value));
     done.catch((error) => console.warn(`attention-live: the model's ${name} ${JSON.stringify(value)} was not shown: ${error.message}`));
   };

@@ -56,6 +56,7 @@ RECIPE = Recipe(max_iters=5000, dropout=0.05, attention_dropout=0.0, l1_attentio
 MIN_CHARS = 20_000  # least text to train on (after normalisation): about ten pages
 MIN_HELD_OUT_CHARS = 1_000  # least text held out for validation: several windows of block_size tokens
 MODELS = Path(__file__).resolve().parents[2] / "models"  # the repository's models/ (ignored by git): where --out defaults to
+CATALOGS = Path(__file__).resolve().parents[2] / "web" / "i18n"  # the figure's words, one catalog per language (--lang)
 MODEL_FILES = ("model.safetensors", "tokenizer.json", "default_view.json", "MODEL_CARD.md")
 
 
@@ -210,12 +211,19 @@ def progress_bar(recipe, checkpoint):
     return bar, on_step
 
 
+def languages():
+    """The tags of the languages the figure has a catalog for (web/i18n/<lang>.json), sorted."""
+    return sorted(path.stem for path in CATALOGS.glob("*.json"))
+
+
 def about_text(corpus, files, chars, recipe):
-    """The page's "about" phrases for this model (plain text): what it was trained on, and how."""
-    trained_on = f"the texts of “{Path(corpus).resolve().name}” ({len(files)} file{'s' * (len(files) != 1)}, {chars:,} characters)"
-    how = (f"For the first {recipe.l1_attention_drop_until:,} of its {recipe.max_iters:,} training steps, layer 1's attention was "
-           f"randomly switched off for {recipe.l1_attention_drop:.0%} of the sentences; here the whole model runs, as trained."
-           ) if recipe.l1_attention_drop else ""
+    """The page's "about" phrases for this model, what it was trained on and how, as message descriptors
+    of the figure's catalogs (web/i18n/<lang>.json), so that the page says them in its language; a
+    model trained without the layer-1 lever has no training phrase ("")."""
+    trained_on = {"key": "about.corpus.folder", "params": {"name": Path(corpus).resolve().name, "count": len(files), "chars": chars}}
+    how = {"key": "about.training.course", "params": {
+        "dropped": recipe.l1_attention_drop_until, "steps": recipe.max_iters, "share": {"percent": recipe.l1_attention_drop, "digits": 0}},
+    } if recipe.l1_attention_drop else ""
     return {"corpus": trained_on, "training": how}
 
 
@@ -269,6 +277,8 @@ def make_model(args):
     figure = Figure(model_path.read_bytes(), tokenizer_json)
     chars = sum(map(len, train_books + validation_books))
     view = course_view(figure, args.sentence, query_index, about_text(args.corpus, files, chars, recipe))
+    if args.lang:
+        view["lang"] = args.lang  # the figure's language for this model, where the page asks for none (docs/languages.md)
     with torch.no_grad():
         reference = reference_model(str(model_path))
         losses = {name: {"tokens": len(data), "model": model_loss(reference, data),
@@ -304,6 +314,8 @@ def main():
                         help=f"stochastic depth on layer 1's attention while training (default {RECIPE.l1_attention_drop}, the shipped "
                              "model's: it hands finding earlier words to layer 2; 0 turns it off)")
     parser.add_argument("--threads", type=int, default=2, help="CPU threads for training (default 2)")
+    parser.add_argument("--lang", help="the language the figure speaks with this model where a page asks for none "
+                                       f"(a catalog of web/i18n/: {', '.join(languages())}; default: the page's, else English)")
     parser.add_argument("--force", action="store_true",
                         help="replace the model in --out, and drop a stopped run there of other texts or options")
     args = parser.parse_args()
@@ -314,6 +326,9 @@ def main():
         parser.error("--steps, --minutes and --threads must be positive")
     if not 0 <= args.l1_attention_drop < 1:
         parser.error("--l1-attention-drop must be at least 0 and below 1")
+    if args.lang is not None and args.lang not in languages():
+        parser.error(f"--lang {args.lang}: the figure has no catalog for it; choose one of {', '.join(languages())} "
+                     "(a new language is one catalog file: docs/languages.md)")
     try:
         out = make_model(args)
     except CourseError as e:

@@ -112,8 +112,9 @@ def course_view(figure, sentence, query_index, about):
     (``token``, 0-based) and the key it weighs most (``key``); ``focused``: that head's weights from the
     query on its three heaviest earlier tokens ([label, probability]); ``diffuse``: layer 1, head 1 and its
     largest weight; ``precomputed``: ids, labels and every head's attention (rounded to 6 decimals) for the
-    page's first paint; ``about`` (given: {"corpus", "training"}, plain text) and ``story``: the page's
-    sentence about the view, with these numbers (plain text)."""
+    page's first paint; ``about`` (given: {"corpus", "training"}) and ``story``: the page's sentence about
+    the view, with these numbers, as message descriptors of the figure's catalogs (web/i18n/<lang>.json:
+    "story.course1" to "story.course3", as many as the query has earlier tokens, at most three)."""
     result = figure.analyse(sentence)
     labels, attention = result["labels"], result["attention"]
     layer, head = CHAPTER_HEADS["focused"]
@@ -122,10 +123,11 @@ def course_view(figure, sentence, query_index, about):
     heaviest = [int(k) for k in np.argsort(-row, kind="stable")[:3]]
     largest = float(attention[diffuse_layer - 1, diffuse_head - 1, query_index, :query_index + 1].max())
     focused = [[labels[k], float(row[k])] for k in heaviest]
-    then = "".join(f"{', then' if i == 0 else ','} {p:.1%} on «{word(label)}»" for i, (label, p) in enumerate(focused[1:]))
-    story = (f"It opens on layer {layer}, head {head}, with «{word(labels[query_index])}» as the query: "
-             f"{focused[0][1]:.1%} of its attention lands on «{word(focused[0][0])}»{then}. "
-             f"In layer {diffuse_layer}, head {diffuse_head}, no token gets more than {largest:.1%} of it.")
+    shares = {name: {"percent": p} for name, (_, p) in zip(("first", "second", "third"), focused)}
+    words = {f"{name}Label": word(label) for name, (label, _) in zip(("first", "second", "third"), focused)}
+    story = {"key": f"story.course{len(focused)}", "params": {  # "story.course3": "… 40.1% of its attention lands on «x», then …"
+        "layer": layer, "head": head, "query": word(labels[query_index]), **shares, **words,
+        "diffuseLayer": diffuse_layer, "diffuseHead": diffuse_head, "largest": {"percent": largest}}}
     return {
         "text": sentence, "layer": layer, "head": head, "token": query_index, "key": heaviest[0],
         "focused": focused, "diffuse": {"layer": diffuse_layer, "head": diffuse_head, "largest": largest},

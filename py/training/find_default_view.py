@@ -12,8 +12,10 @@ are layer 2, head 3 and layer 1, head 1, as the chapter names them. Writes ``wei
   probabilities) and each row's ``entropy`` in bits with ``entropy_even`` (rounded to 6 decimals), so
   that the page can draw the figure before Python has started;
 * ``about``: what the model was trained on (``corpus``) and how (``training``), and ``story``: the
-  sentence about the default view with these numbers; build.py puts all three into the page's
-  "about" text (plain text). A course's own model has the same fields (``training.course_view``).
+  sentence about the default view with these numbers, each a message descriptor ``{"key", "params"}``
+  of the figure's catalogs (web/i18n/<lang>.json; a share as ``{"percent": p}``), so that the page says
+  them in its language (build.py writes them in English before any script runs). A course's own model
+  has the same fields (``training.course_view``).
 
 Prints every head's weight on «Alice» for the model card.
 
@@ -46,17 +48,19 @@ def default_view(figure):
     }, claims
 
 
-ABOUT = {"corpus": "eight children's books",
-         "training": "For the first 3,000 of its 5,000 training steps, layer 1's attention was randomly switched off for most sentences; here the whole model runs, as trained."}
+ABOUT = {"corpus": {"key": "about.corpus.shipped"},  # "eight children's books"
+         "training": {"key": "about.training.shipped", "params": {"dropped": 3000, "steps": 5000}}}
 
 
 def chapter_story(layer, head, said, diffuse_layer, diffuse_head, largest):
-    """The page's sentence about the chapter's default view (plain text): «said»'s weights (``said``:
-    probabilities on ``alice``, ``and``, ``queen``) in the focused head, and the diffuse head's ``largest``."""
-    return (f"It opens on layer {layer}, head {head}, with «said» as the query: "
-            f"{said['alice']:.1%} of its attention lands on «Alice», {said['and']:.1%} on «and» (one word closer) "
-            f"and {said['queen']:.1%} on «Queen» (the sentence's subject). In layer {diffuse_layer}, "
-            f"head {diffuse_head}, no token gets more than {largest:.1%} of it.")
+    """The page's sentence about the chapter's default view, as the message descriptor of
+    web/i18n/<lang>.json's "story.chapter": «said»'s weights (``said``: probabilities on ``alice``,
+    ``and``, ``queen``) in the focused head, and the diffuse head's ``largest``; in English "It opens on
+    layer 2, head 3, with «said» as the query: 82.3% of its attention lands on «Alice», …"."""
+    return {"key": "story.chapter", "params": {
+        "layer": layer, "head": head, "alice": {"percent": said["alice"]}, "and": {"percent": said["and"]},
+        "queen": {"percent": said["queen"]}, "diffuseLayer": diffuse_layer, "diffuseHead": diffuse_head,
+        "largest": {"percent": largest}}}
 
 
 def precomputed(result):

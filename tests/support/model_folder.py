@@ -32,9 +32,12 @@ def check_page_shows(figure_page, model):
     state = check_view(figure_page, figure)
     assert (state["text"], state["layer"], state["head"], state["token"]) == (view["text"], view["layer"], view["head"], view["token"])
     about = {name: figure_page.page.locator(f"#{name}").inner_text() for name in ("model-corpus", "model-training", "default-story")}
-    assert about == {"model-corpus": view["about"]["corpus"], "model-training": view["about"]["training"], "default-story": view["story"]}
+    english = build.catalog("en")
+    written = {name: build.english(what, english) for name, what in (("model-corpus", view["about"]["corpus"]),
+                                                                      ("model-training", view["about"]["training"]), ("default-story", view["story"]))}
+    assert about == written  # the page's English, written by the page's own messages.js, is the build's
     key = figure_page.page.locator(f'#tokens [data-index="{view["key"]}"] .percent').inner_text()
-    assert f": {key} of its attention lands on «" in view["story"]  # the story's number is the chip's
+    assert f": {key} of its attention lands on «" in written["default-story"]  # the story's number is the chip's
     for text in (view["text"] + " ", view["text"][: len(view["text"]) // 2], "12 + 30 = 42"):
         figure_page.set_text(text)  # resolves once the page shows the text's tokens and attention
         check_view(figure_page, figure)

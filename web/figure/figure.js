@@ -31,12 +31,13 @@ import { createStatus } from "./controllers/status.js";
 import { createTextInput } from "./controllers/text-input.js";
 import { createTools } from "./controllers/tools.js";
 import { weightColours } from "../draw/colour.js";
+import { applyMessages, english, loadMessages, REFERENCE } from "../i18n/language.js";
 import { describeRow } from "../views/matrix.js";
 
 /* The figure's parts: the id of each, in the figure's tree (its document, or its element's shadow root). */
 const PARTS = {
   text: "text", layers: "layers", heads: "heads", status: "status", announcer: "announcer", notice: "notice",
-  tokens: "tokens", modelSize: "model-size", computedWhere: "computed-where", retry: "retry", legend: "legend", headsPanel: "heads-panel",
+  tokens: "tokens", modelSize: "model-size", computedWhere: "computed-where", modelCorpus: "model-corpus", modelTraining: "model-training", defaultStory: "default-story", retry: "retry", legend: "legend", headsPanel: "heads-panel",
   headsGrid: "heads-grid", matrixPanel: "matrix-panel", matrix: "matrix-view", mathPanel: "math-panel",
   math: "math-view", nextPanel: "next-panel", next: "next-view", learnPanel: "learn-panel", learn: "learn-view", whatIf: "what-if", copyLink: "copy-link",
   linkBox: "link-box", linkText: "link-text", savedImage: "saved-image", flashPart: "flash-part", flash: "flash-view",
@@ -69,6 +70,10 @@ export class AttentionFigure {
   #tools;
   #textInput;
   #links;
+  #languageFailed = null; // the notice's descriptor when a catalog could not be fetched
+  #languageNotice = null; // the notice's descriptor when the language asked for has no catalog
+  #messages = english; // the words of the language shown (i18n/messages.js)
+  #languageAsked = REFERENCE; // the language last asked for: an older catalog arriving late is not shown
 
   /**
    * @param {Element} root        the figure's element: its parts are found inside it
@@ -82,7 +87,13 @@ export class AttentionFigure {
    *                 of the address, or of the element's attributes)
    *   linkHref      (fragment) => the address "Copy link" copies for the view `fragment`; null: no link to copy
    *   notices       sentences shown in the notice for as long as the figure lives
-   *   where         where live numbers are computed, on the status line and in the about text (default "in this tab")
+   *   chooseLanguage (languages, model) => {lang, asked, notice}: the language to show among build.json's
+   *                 `languages` (lang null: English; `model`: the model's own, default_view.json's "lang"), whether the course asked for it (a link then keeps
+   *                 it), and a notice descriptor or null (attention-live.js languageOf, page.js)
+   *   catalog       (lang) => Promise of that language's catalog, in place of fetching it from
+   *                 buildFolder (a notebook's widget: from its kernel)
+   *   where         the message key of where live numbers are computed, on the status line and in the about
+   *                 text (default "markup.inThisTab": "in this tab")
    */
   constructor(root, options) {
     this.#root = root;
@@ -92,16 +103,21 @@ export class AttentionFigure {
     if (!tree.adoptedStyleSheets.includes(weightColours())) tree.adoptedStyleSheets = [...tree.adoptedStyleSheets, weightColours()];
     const el = Object.fromEntries(Object.entries(PARTS).map(([name, id]) => [name, part(id)]));
     this.#el = el;
+    if (options.where) { // another place than "in this tab": its message from now on, in every language
+      el.computedWhere.dataset.text = options.where;
+      this.#messages.fill(el.computedWhere, options.where);
+    }
     this.viewState = createViewState({
       layer: 1, head: 1, token: 0, preview: null, panels: Object.fromEntries(PANEL_NAMES.map((name) => [name, false])),
       whatIf: { scale: true, mask: true }, knockout: [], flash: { open: false, tile: 4, step: 0 }, // tiles of 4: the default sentence in four
-      learn: { open: false, step: null },
+      learn: { open: false, step: null }, lang: null, // lang: the language a link, the element or its page asked for (null: the reader's browser's, or English)
     });
     this.#views = createFigureViews(root, el, {
       choose: (patch) => this.choose(patch), state: () => this.viewState.get(), update: (patch) => this.viewState.update(patch),
       knockout: (layer, head) => this.choose({ knockout: toggled(this.viewState.get().knockout, layer, head) }),
       readOut: (text) => this.#status.choice(() => text), // a keyboard read-out of one number is a choice too
       learn: (step) => this.choose({ learn: this.learnAt(step) }),
+      messages: () => this.#messages,
     });
     this.#answers = createAnswers(() => [this.#view.result, this.viewState.get()], (kind) => this.#onAnswer(kind));
     this.#newReady();
@@ -129,6 +145,60 @@ export class AttentionFigure {
   setState(name) { for (const element of this.#options.stateElements) element.dataset.state = name; }
 
   get state() { return this.#options.stateElements[0].dataset.state; }
+
+  /** The words of the language the figure shows (i18n/messages.js): every part writes through it,
+   *  reading it each time (the language can change while the figure lives). */
+  get messages() { return this.#messages; }
+
+  /** Show the figure in language `lang` (a tag with a catalog: build.json's "languages"; null for English):
+   *  its catalog fetched once per page (i18n/language.js), every word written again in it, the root
+   *  declaring it (lang, dir), and the numbers unchanged: nothing is asked of Python again. Resolves once
+   *  shown; where the catalog cannot be fetched, English stays and the notice says why. */
+  async useLanguage(lang) {
+    const asked = lang ?? REFERENCE;
+    this.#languageAsked = asked;
+    let messages = english;
+    let failed = null;
+    try {
+      messages = await loadMessages(asked, this.#options.buildFolder, this.#options.catalog);
+    } catch (error) {
+      failed = { key: "language.notLoaded", params: { lang: asked, reason: error.message } };
+    }
+    if (this.#gone || this.#languageAsked !== asked) return; // gone, or another language asked for meanwhile
+    this.#languageFailed = failed;
+    if (messages === this.#messages) this.#drawNotice(this.#view.result);
+    else {
+      this.#messages = messages;
+      this.#writeWords();
+    }
+  }
+
+  /** The language the figure shows ("en", "de", …). */
+  get language() { return this.#messages.lang; }
+
+  /** What asks for the figure's language changed (the element's lang attribute): chosen again. */
+  languageChanged() {
+    if (this.#manifest) this.#chooseLanguage(undefined);
+  }
+
+  /* The language to show once build.json has arrived: `linked` (a tag a link asked for, url-state.js),
+   * else options.chooseLanguage's (the element's attribute, its page's; the standalone page's: the
+   * browser's languages), else English. Its notice, where the choice said one, stays while it holds. */
+  #chooseLanguage(linked) {
+    const available = this.#manifest.languages ?? [REFERENCE];
+    const model = this.#manifest.default_view?.lang ?? null; // a course's model trained with --lang (build.py train)
+    const chosen = linked ? { lang: linked, asked: true, notice: null }
+      : (this.#options.chooseLanguage?.(available, model) ?? { lang: model, asked: false, notice: null });
+    this.#languageNotice = chosen.notice ?? null;
+    if (this.viewState.get().lang !== (chosen.asked ? chosen.lang : null)) this.viewState.update({ lang: chosen.asked ? chosen.lang : null });
+    this.#drawNotice(this.#view.result);
+    return this.useLanguage(chosen.lang);
+  }
+
+  /** A link followed asked for language `lang` (a tag with a catalog; url-state.js checked it). */
+  followLanguage(lang) {
+    if (lang && this.#manifest) this.#chooseLanguage(lang);
+  }
 
   /** build.json, once it has arrived (null before). */
   get manifest() { return this.#manifest; }
@@ -310,9 +380,11 @@ export class AttentionFigure {
   summary() {
     const { result } = this.#view;
     const state = this.viewState.get();
-    if (!result || result.ids.length === 0) return "No tokens: type a sentence.";
-    const whatIf = hasWhatIf(state) || state.knockout.length ? " (a what-if, not the model's own numbers)" : "";
-    return `${result.ids.length} tokens; layer ${state.layer}, head ${state.head}${whatIf}: ${describeRow(result, state, state.token)}`;
+    const messages = this.#messages;
+    if (!result || result.ids.length === 0) return messages.text("figure.noTokens");
+    const whatIf = hasWhatIf(state) || state.knockout.length;
+    return messages.text(whatIf ? "figure.summaryWhatIf" : "figure.summary", {
+      count: result.ids.length, layer: state.layer, head: state.head, row: describeRow(result, state, state.token, messages) });
   }
 
   /** The image of what the figure shows (export.js) as `format` ("svg" or "png"), once the text on its
@@ -322,7 +394,7 @@ export class AttentionFigure {
     const { panels } = this.viewState.get();
     if (!this.#view.result?.attention || ((panels.math || panels.next) && !this.#channel)) await this.#ready.catch(() => {}); // the numbers of a link's text, of the open panels
     await this.allShown();
-    if (!this.#view.result) throw new Error("the figure has no text to show yet");
+    if (!this.#view.result) throw new Error("the figure has no text to show yet"); // not shown
     const state = this.viewState.get();
     const { result, config } = this.#view;
     const live = this.#channel && !result.precomputed && result.ids.length > 0;
@@ -330,7 +402,7 @@ export class AttentionFigure {
     const [explained, predicted] = await Promise.all([answer("explain"), answer("predict")]);
     const shown = this.checkpoints.find((checkpoint) => checkpoint.step === state.learn.step);
     const checkpoint = shown ? [shown, this.checkpoints.at(-1)] : null; // the checkpoint's line, unless the shipped model is shown
-    return exportFigure({ result, state, config, explained, predicted, checkpoint, width: this.#root.clientWidth }, format);
+    return exportFigure({ result, state, config, explained, predicted, checkpoint, width: this.#root.clientWidth, messages: this.#messages }, format);
   }
 
   /** The notice drawn again for the result shown (what a link could not give has changed). */
@@ -343,7 +415,7 @@ export class AttentionFigure {
   showTokens(shown) {
     this.#show({ text: shown.text, ids: shown.ids, labels: shown.labels, tokensDropped: shown.tokens_dropped,
       charsDropped: shown.chars_dropped, attention: null, precomputed: true, tokensOnly: true });
-    this.setStatus("Its tokens; the attention is computed when the figure comes into view.");
+    this.setStatus(this.#messages.text("figure.tokensOnly"));
   }
 
   /* ---- the core's own ---- */
@@ -403,8 +475,40 @@ export class AttentionFigure {
     if (result?.attention && result.ids.length > 0) this.#status.view(result, state, state.preview ?? state.token);
   }
 
+  /* Every word of the figure in the language of #messages: its markup's (i18n/language.js applyMessages:
+   * the root declares the language), the about text, the views, the status line and the notice; the
+   * numbers shown stay as they are, written again. */
+  #writeWords() {
+    applyMessages(this.#root, this.#messages);
+    this.#writeAbout();
+    const { result } = this.#view;
+    const state = this.viewState.get();
+    this.#views.language();
+    if (result) this.#views.tokens(result);
+    this.#render(state, state);
+    this.#views.answers(new Set(answersShown(state)), result, state, this.#answers);
+    this.#status.language();
+    this.#drawNotice(result);
+    this.changed();
+  }
+
+  /* The about text's words of the model (build.json's default view: what it was trained on and how, the
+   * sentence about its default view), in the figure's language. */
+  #writeAbout() {
+    const el = this.#el;
+    const messages = this.#messages;
+    const manifest = this.#manifest;
+    if (!manifest) return; // build.py wrote them in English
+    const { config, default_view: defaultView } = manifest;
+    el.modelSize.textContent = messages.text("about.modelSize", { layers: config.n_layer, heads: config.n_head });
+    el.modelCorpus.textContent = messages.written(defaultView.about.corpus);
+    el.modelTraining.textContent = messages.written(defaultView.about.training);
+    el.defaultStory.textContent = messages.written(defaultView.story);
+  }
+
   #drawNotice(result) { // the notice above the chips, for `result` (null before the first result is shown)
-    this.#status.notice(result, { failed: this.state === "error", boxCut: this.#box.cut, asked: this.#links.changes, notices: this.#options.notices ?? [] });
+    const notices = [...(this.#options.notices ?? []), ...[this.#languageNotice, this.#languageFailed].filter(Boolean)];
+    this.#status.notice(result, { failed: this.state === "error", boxCut: this.#box.cut, asked: this.#links.changes, notices });
   }
 
   #show(result) {
@@ -415,7 +519,7 @@ export class AttentionFigure {
     view.result = result;
     this.#views.tokens(result);
     this.#drawNotice(result);
-    if (result.ids.length === 0) this.setStatus("Empty text: type a sentence to see how its tokens attend to each other.");
+    if (result.ids.length === 0) this.setStatus(this.#messages.text("figure.emptyText"));
     this.viewState.update({ token, preview: null });
     if (!result.precomputed) {
       this.#readerView = true;
@@ -455,8 +559,8 @@ export class AttentionFigure {
     const shown = this.#view.result?.step ?? null;
     if ((whatIfs?.step ?? null) !== shown) { // a checkpoint that could not be loaded: the control goes back to the one shown
       this.viewState.update({ learn: this.checkpoints.length ? { step: shown } : { open: false } });
-      this.say(`The checkpoint of step ${whatIfs.step} could not be shown: ${error.message}`); // kept on the line, and said
-    } else this.setStatus(`This text could not be analysed: ${error.message}`);
+      this.say(this.#messages.text("figure.checkpointFailed", { step: this.#messages.number(whatIfs.step, 0), reason: error.message })); // kept on the line, and said
+    } else this.setStatus(this.#messages.text("figure.analysisFailed", { reason: error.message }));
     this.#queue.shown = seq;
     this.#resolveWaiters();
   }
@@ -491,19 +595,19 @@ export class AttentionFigure {
     const view = this.#view;
     this.#manifest = manifest;
     const { config, default_view: defaultView } = manifest; // its text is already in the box (build.py put it there)
-    view.config = { ...config, steps: (manifest.checkpoints ?? []).map((checkpoint) => checkpoint.step) }; // steps: what a link may ask for (url-state.js)
-    el.modelSize.textContent = `tiny ${config.n_layer}-layer, ${config.n_head}-head`;
-    if (this.#options.where) el.computedWhere.textContent = this.#options.where;
+    view.config = { ...config, steps: (manifest.checkpoints ?? []).map((checkpoint) => checkpoint.step), languages: manifest.languages ?? [REFERENCE] }; // steps, languages: what a link may ask for (url-state.js)
+    this.#writeAbout();
     this.#views.forModel(config, this.checkpoints);
     const given = this.#queue.requested > 0; // a text given before build.json arrived (setText, a message, typing)
-    const { text, layer, head, panels, step } = this.#links.initial(view.config, manifest.max_text_chars, given);
+    const { text, layer, head, panels, step, lang } = this.#links.initial(view.config, manifest.max_text_chars, given);
+    this.#chooseLanguage(lang);
     const linked = text !== undefined && this.intoBox(text) !== defaultView.text;
     const fresh = linked || (given && el.text.value !== defaultView.text); // no precomputed view for this text
     this.viewState.update({ layer: layer ?? defaultView.layer, head: head ?? defaultView.head, token: fresh ? Number.MAX_SAFE_INTEGER : defaultView.token, panels: panels ?? {},
       learn: this.learnAt(step ?? null) });
     if (fresh) {
       this.#queue.text = el.text.value; // drawn once Python has tokenized it; the precomputed view is the default sentence's
-      this.setStatus(`Computing ${linked ? "this link's" : "this"} text… (the live model is loading)`);
+      this.setStatus(this.#messages.text(linked ? "figure.computingLink" : "figure.computingText"));
       this.#drawNotice(null);
     } else {
       this.#queue.text = defaultView.text;

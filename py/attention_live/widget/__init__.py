@@ -63,8 +63,10 @@ class AttentionLive(anywidget.AnyWidget):
         token: the query token, 1-based (int; 0: the figure chooses, the last token).
         panels: the views open below the chips, comma-separated from "heads", "matrix", "math",
             "next" (str; "" none).
+        lang: the figure's language, a tag with a catalog ("de", "es", "fr", "en"; str); "": the
+            notebook page's, else English.
         model: a model folder (str or Path): what ``build.py train`` writes; default the shipped model.
-    The five values are traitlets, synced both ways: set one and the figure follows; the reader's
+    The six values are traitlets, synced both ways: set one and the figure follows; the reader's
     typing and clicks set them (``token`` is 0 until the figure is shown and has chosen its query).
     Raises FileNotFoundError for a model folder that is missing or lacks its files, and
     traitlets.TraitError for a layer or head outside the model, a token outside the text's tokens, or
@@ -77,6 +79,7 @@ class AttentionLive(anywidget.AnyWidget):
     head = traitlets.Int(0).tag(sync=True)
     token = traitlets.Int(0).tag(sync=True)
     panels = traitlets.Unicode("").tag(sync=True)
+    lang = traitlets.Unicode("").tag(sync=True)
     _kernel = traitlets.Bool(True).tag(sync=True)  # widget.js: the kernel is the figure's Python
     _manifest = traitlets.Dict().tag(sync=True)  # what build.json gives the page's figure (build.py)
 
@@ -89,10 +92,20 @@ class AttentionLive(anywidget.AnyWidget):
         if values.get("text", default_view["text"]) == default_view["text"]:
             defaults["token"] = default_view["token"] + 1  # its query; another text's is its last token (0)
         super().__init__(**{**defaults, **values})
+        catalogs = {path.stem: json.loads(path.read_text(encoding="utf-8")) for path in sorted((STATIC / "i18n").glob("*.json"))}
         self._manifest = {"build": f"kernel:{folder.resolve().name}", "config": dataclasses.asdict(figure.config),
-                          "default_view": default_view, "max_text_chars": MAX_TEXT_CHARS}
+                          "default_view": default_view, "max_text_chars": MAX_TEXT_CHARS,
+                          "languages": sorted(catalogs), "catalogs": {lang: c for lang, c in catalogs.items() if lang != "en"}}
         self._served = Kernel(figure)
         self.on_msg(self._answer)
+
+    @traitlets.validate("lang")
+    def _has_catalog(self, proposal):
+        value = proposal["value"]
+        known = sorted(path.stem for path in (STATIC / "i18n").glob("*.json"))
+        if value and value.split("-")[0].lower() not in known and value.lower() not in known:
+            raise traitlets.TraitError(f"lang must be one of {', '.join(known)} (the figure's catalogs), or \"\" for the page's; not {value!r}")
+        return value
 
     @traitlets.validate("layer", "head")
     def _within_model(self, proposal):
