@@ -169,10 +169,13 @@ def test_an_english_model_in_the_page(english_model, playwright, tmp_path):
 
 
 def test_a_greek_model_in_the_page(tmp_path, playwright):
+    """Greek texts for a course taught in French: the model folder records the figure's language, and the
+    page opens in it (docs/languages.md)."""
     corpus, out = greek_corpus(tmp_path / "texts"), tmp_path / "model"
-    done = train(corpus, out, *GREEK, "--steps", "30")
+    done = train(corpus, out, *GREEK, "--steps", "30", "--lang", "fr")
     assert done.returncode == 0, done.stderr
     view = json.loads((out / "default_view.json").read_text(encoding="utf-8"))
+    assert view["lang"] == "fr"
     assert view["precomputed"]["labels"][view["token"]] == "␣είπε"  # a Greek tokenizer's: the word is one token
     check_first_paint_is_the_models(out)
     check_card(out, corpus)
@@ -200,6 +203,11 @@ def bad_input(corpus, out, sentence="Then the Queen turned to Alice and said", q
     assert done.returncode == 1 and done.stderr.startswith("build.py train: "), done.stderr
     assert kept(out) == before
     return done.stderr
+
+
+def test_a_language_without_a_catalog_is_refused(texts, tmp_path):
+    message = bad_input(texts, tmp_path / "model", "Then the Queen turned to Alice and said", "said", "--lang", "xx")
+    assert "--lang xx: the figure has no words in that language; choose one of de, en, es, fr" in message
 
 
 def test_an_empty_folder(tmp_path):

@@ -232,6 +232,9 @@ def make_model(args):
     the run was stopped (Ctrl-C: its state kept in OUT/training/). Raises CourseError for bad input,
     before anything in ``OUT`` is changed; the model's files are written there last, all four at once."""
     out = Path(args.out)
+    if args.lang is not None and args.lang not in languages():
+        raise CourseError(f"--lang {args.lang}: the figure has no words in that language; choose one of {', '.join(languages())} "
+                          "(a new language is one catalog file: docs/languages.md)")
     if out.exists() and not out.is_dir():
         raise CourseError(f"--out {out} is a file: give a folder (it is made if missing)")
     if holds_model(out) and not args.force:
@@ -326,9 +329,6 @@ def main():
         parser.error("--steps, --minutes and --threads must be positive")
     if not 0 <= args.l1_attention_drop < 1:
         parser.error("--l1-attention-drop must be at least 0 and below 1")
-    if args.lang is not None and args.lang not in languages():
-        parser.error(f"--lang {args.lang}: the figure has no catalog for it; choose one of {', '.join(languages())} "
-                     "(a new language is one catalog file: docs/languages.md)")
     try:
         out = make_model(args)
     except CourseError as e:

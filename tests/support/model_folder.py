@@ -32,12 +32,17 @@ def check_page_shows(figure_page, model):
     state = check_view(figure_page, figure)
     assert (state["text"], state["layer"], state["head"], state["token"]) == (view["text"], view["layer"], view["head"], view["token"])
     about = {name: figure_page.page.locator(f"#{name}").inner_text() for name in ("model-corpus", "model-training", "default-story")}
-    english = build.catalog("en")
-    written = {name: build.english(what, english) for name, what in (("model-corpus", view["about"]["corpus"]),
-                                                                      ("model-training", view["about"]["training"]), ("default-story", view["story"]))}
-    assert about == written  # the page's English, written by the page's own messages.js, is the build's
     key = figure_page.page.locator(f'#tokens [data-index="{view["key"]}"] .percent').inner_text()
-    assert f": {key} of its attention lands on «" in written["default-story"]  # the story's number is the chip's
+    if view.get("lang", "en") == "en":
+        english = build.catalog("en")
+        written = {name: build.english(what, english) for name, what in (("model-corpus", view["about"]["corpus"]),
+                                                                          ("model-training", view["about"]["training"]), ("default-story", view["story"]))}
+        assert about == written  # the page's English, written by the page's own messages.js, is the build's
+        assert f": {key} of its attention lands on «" in written["default-story"]  # the story's number is the chip's
+    else:  # the model's language: the figure declares it, and its about text names the model's texts and numbers
+        assert figure_page.page.locator("main.figure").get_attribute("lang") == view["lang"]
+        assert view["about"]["corpus"]["params"]["name"] in about["model-corpus"]
+        assert key in about["default-story"] and f"«{view['precomputed']['labels'][view['key']].lstrip(chr(0x2423))}»" in about["default-story"]
     for text in (view["text"] + " ", view["text"][: len(view["text"]) // 2], "12 + 30 = 42"):
         figure_page.set_text(text)  # resolves once the page shows the text's tokens and attention
         check_view(figure_page, figure)
