@@ -118,6 +118,8 @@ def test_each_part_of_the_view_is_written_on_its_own(opened, figure):
     ("text=Alice%20said&layer=1e309&token=2.5", ["token 2.5; tokens count from 1 in whole numbers, so token 3"], (2, None)),
     ("text=Alice%20said&token=-5", ["token -5; tokens count from 1 in whole numbers, so token 1"], (None, None)),
     ("text=Alice%20said&token=1e400", ["The link asked for token 1e400; the text has 2, so the last is selected."], (None, None)),
+    # a language without a catalog: said in English (no language was set), the rest of the link kept
+    ("text=Alice%20said&layer=1&lang=xx-YY", ['The link asked for the language "xx-YY", which this figure does not have (', "English", "); it is left out."], (1, None)),
 ])
 def test_a_bad_link_falls_back_and_says_what_it_changed(opened, figure, fragment, changed, want):
     open_link, _ = opened

@@ -68,6 +68,6 @@ export function pixelImage(canvas, x, y, width, height) {
 /** The whole SVG document, `width` × `height` CSS px, with a title and a description (its text
  *  alternative) and `body`. */
 export function svgDocument(width, height, title, description, defs, body) {
-  return `<?xml version="1.0" encoding="UTF-8"?>\n${tag("svg", { xmlns: SVG_NS, width, height, viewBox: `0 0 ${width} ${height}`, role: "img" },
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${tag("svg", { xmlns: SVG_NS, width, height, viewBox: `0 0 ${width} ${height}`, role: "img" }, // not shown
     `${tag("title", {}, escape(title))}${tag("desc", {}, escape(description))}${tag("defs", {}, defs)}${tag("rect", { width, height, fill: "#fff" })}${body}`)}\n`;
 }

@@ -22,7 +22,7 @@ const FLOATS = { inf: Infinity, "-inf": -Infinity, nan: NaN };
  * its offset need not be aligned to the element size). */
 function typedArray(view, dtype) {
   const Type = TYPED[dtype];
-  if (!Type) throw new TypeError(`the kernel sent an array of ${dtype}, which the figure does not read`);
+  if (!Type) throw new TypeError(`the kernel sent an array of ${dtype}, which the figure does not read`); // not shown
   const bytes = view instanceof ArrayBuffer ? new Uint8Array(view) : new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
   return new Type(bytes.slice().buffer);
 }

@@ -15,8 +15,13 @@
  * partitioning) with an `error` event, not an exception, and a browser could also leave it silent.
  * So until the shared worker has said something (its "hello", sent as it takes the first message),
  * an `error` event or SHARED_SILENT_MS of silence means "refused" (runtime.sharedRefused says why).
+ *
+ * A failure is an Error for the figure's status line: a ShownError (lib/shown.js), whose message of the
+ * catalog the figure writes in its language, where this file or the worker (which has no catalog: it
+ * sends {key, params}) knows what failed; else the error's own words (Python's, the browser's).
  */
 
+import { ShownError } from "../lib/shown.js";
 import { workerURL } from "./trusted-types.js";
 
 const SILENT_MS = 45000; // while loading, this long without any message from the worker is a stall
@@ -24,6 +29,12 @@ const SILENT_MS = 45000; // while loading, this long without any message from th
  * its own small scripts (worker.js and the four it imports, about 15 kB compressed): well under a
  * second on a slow phone network; Chromium's refusal comes within 0.3 s. */
 const SHARED_SILENT_MS = 8000;
+/* The watchdog's sentence for what is loading: the worker's script, the notebook's kernel, or a step of
+ * the worker's start (startup.js's kinds). */
+const SILENT = {
+  worker: "runtime.silent.worker", kernel: "runtime.silent.kernel", python: "runtime.silent.python",
+  package: "runtime.silent.package", model: "runtime.silent.model", figure: "runtime.silent.figure", checked: "runtime.silent.checked",
+};
 /* EXTENDED_LIFETIME: every SharedWorker is asked for `extendedLifetime: true` (HTML's SharedWorkerOptions,
  * https://html.spec.whatwg.org/multipage/workers.html#dom-sharedworkeroptions-extendedlifetime; Chrome and
  * Edge 148+), which keeps the worker, and the Python in it, running for a while after the last page using it
@@ -44,7 +55,7 @@ export class PythonClient {
   constructor(url, { openPort = null } = {}) {
     this.url = url;
     this.openPort = openPort;
-    this.name = openPort ? "the notebook's kernel" : url.pathname.split("/").pop(); // for the loading line's sentences
+    this.file = openPort ? null : url.pathname.split("/").pop(); // the worker's script, for the status line's sentences
     this.pending = new Map(); // request id -> {resolve, reject}
     this.nextId = 1;
     this.nextFigure = 1;
@@ -65,7 +76,7 @@ export class PythonClient {
     if (this.started && !this.failed) return this.started;
     this.connect();
     this.failed = false;
-    this.current = this.name; // what is loading now, for the watchdog's sentence
+    this.current = { kind: this.openPort ? "kernel" : "worker", file: this.file }; // what is loading now, for the watchdog's sentence (SILENT)
     this.loading = true;
     this.started = new Promise((resolve, reject) => {
       this.readyHandlers = { resolve, reject };
@@ -87,7 +98,7 @@ export class PythonClient {
     this.close();
     this.attempts += 1;
     if (this.openPort) return this.listenTo(this.openPort(), false);
-    const name = this.attempts === 1 ? "attention-live" : `attention-live, try ${this.attempts} of ${Date.now()}`;
+    const name = this.attempts === 1 ? "attention-live" : `attention-live, try ${this.attempts} of ${Date.now()}`; // not shown
     const url = workerURL(this.url); // once: a refused Trusted Types policy throws here, for either kind
     let worker = null;
     if (typeof SharedWorker === "function" && !this.sharedRefused) {
@@ -95,7 +106,8 @@ export class PythonClient {
         worker = new SharedWorker(url, { name, extendedLifetime: true }); // EXTENDED_LIFETIME, above
         worker.port.start();
       } catch {
-        this.sharedRefused = "exception"; // refused here (some embedded or private modes)
+        // refused here (some embedded or private modes); runtime.sharedRefused, for state(), says why
+        this.sharedRefused = "exception"; // not shown
         worker = null;
       }
     }
@@ -104,12 +116,12 @@ export class PythonClient {
     this.listenTo(worker, shared);
     worker.onerror = (event) => {
       event.preventDefault?.(); // said on the status line: not also an uncaught error of the page
-      if (this.refusedShared("error event")) return;
-      this.fail(`could not start ${this.name} (${event.message || "not loaded"}): `
-        + "check that all of dist/ is on the server, with .js files sent as text/javascript");
+      if (this.refusedShared("error event")) return; // not shown
+      this.fail(event.message ? new ShownError("runtime.workerFailed", { file: this.file, reason: event.message })
+        : new ShownError("runtime.workerNotLoaded", { file: this.file }));
     };
     if (this.shared) {
-      this.sharedSilence = setTimeout(() => this.refusedShared(`no answer in ${SHARED_SILENT_MS / 1000} s`), SHARED_SILENT_MS);
+      this.sharedSilence = setTimeout(() => this.refusedShared(`no answer in ${SHARED_SILENT_MS / 1000} s`), SHARED_SILENT_MS); // not shown
     }
   }
 
@@ -212,8 +224,10 @@ export class PythonClient {
    * checked fetch cannot see (importScripts, the worker script itself) can stall too. */
   watch() {
     clearTimeout(this.watchdog);
-    this.watchdog = setTimeout(() => this.fail(`nothing arrived for ${SILENT_MS / 1000} s while loading ${this.current}: `
-      + "check the connection, then try again"), SILENT_MS);
+    this.watchdog = setTimeout(() => {
+      const { kind, file, files } = this.current;
+      this.fail(new ShownError(SILENT[kind], { seconds: SILENT_MS / 1000, file, files }));
+    }, SILENT_MS);
   }
 
   request(message) {
@@ -231,7 +245,7 @@ export class PythonClient {
     }
     if (this.loading) this.watch();
     if (message.type === "hello") return;
-    if (message.type === "step") this.current = message.what;
+    if (message.type === "step") this.current = { kind: message.step, files: message.files };
     else if (message.type === "progress") for (const listener of this.progressListeners) listener(message);
     else if (message.type === "ready") {
       const { steps, ...runtime } = message.runtime;
@@ -244,8 +258,8 @@ export class PythonClient {
       this.runtime = { ...this.runtime, ...news };
     }
     else if (message.type === "result" || message.type === "answer") this.settle(message.id, "resolve", message);
-    else if (message.type === "error" && message.id !== undefined) this.settle(message.id, "reject", new Error(message.message));
-    else if (message.type === "error") this.fail(message.message);
+    else if (message.type === "error" && message.id !== undefined) this.settle(message.id, "reject", errorOf(message));
+    else if (message.type === "error") this.fail(errorOf(message));
   }
 
   settle(id, how, value) {
@@ -254,13 +268,20 @@ export class PythonClient {
     if (handlers) handlers[how](value);
   }
 
-  fail(message) {
+  /* The start (while loading) and every request waiting fail with `error`. */
+  fail(error) {
     if (this.loading) {
-      this.readyHandlers.reject(new Error(message));
+      this.readyHandlers.reject(error);
       this.close();
     }
-    for (const id of [...this.pending.keys()]) this.settle(id, "reject", new Error(message));
+    for (const id of [...this.pending.keys()]) this.settle(id, "reject", error);
   }
+}
+
+/* The worker's (or the kernel's) "error" message as an Error: a ShownError where it names a message of
+ * the catalog ({key, params}), else its words (Python's exception, one sentence). */
+function errorOf(message) {
+  return message.key ? new ShownError(message.key, message.params) : new Error(message.message);
 }
 
 /* The worker's loading steps as the page's own performance marks ("attention-live:worker:<step>", for

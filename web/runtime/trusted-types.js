@@ -5,21 +5,22 @@
  * the policies it allows (`trusted-types …`) must name this one (docs/embedding.md).
  */
 
+import { ShownError } from "../lib/shown.js";
+
 export const POLICY = "attention-live";
 let policy = null;
 
 /** `url` (a URL of the build's worker.js) as the worker constructors take it: a TrustedScriptURL made
- *  by the POLICY policy where the browser has Trusted Types, else its href. Throws an Error saying
- *  what the page must allow where the page's policy names exclude POLICY, and a TypeError for any
- *  other URL. */
+ *  by the POLICY policy where the browser has Trusted Types, else its href. Throws a ShownError
+ *  (lib/shown.js) saying what the page must allow where the page's policy names exclude POLICY, and a
+ *  TypeError for any other URL. */
 export function workerURL(url) {
   if (typeof trustedTypes === "undefined") return url.href;
   if (!policy) {
     try {
       policy = trustedTypes.createPolicy(POLICY, { createScriptURL: checkedWorker });
     } catch (error) {
-      throw new Error(`this page's Content-Security-Policy does not allow the Trusted Types policy "${POLICY}": `
-        + `add ${POLICY} to its trusted-types directive (${error.message})`);
+      throw new ShownError("runtime.trustedTypes", { policy: POLICY, reason: error.message });
     }
   }
   return policy.createScriptURL(url.href);
@@ -27,6 +28,6 @@ export function workerURL(url) {
 
 function checkedWorker(href) {
   const url = new URL(href);
-  if (url.origin !== location.origin || !url.pathname.endsWith("/worker.js")) throw new TypeError(`${POLICY} passes only the figure's worker.js, not ${href}`);
+  if (url.origin !== location.origin || !url.pathname.endsWith("/worker.js")) throw new TypeError(`${POLICY} passes only the figure's worker.js, not ${href}`); // not shown
   return href;
 }

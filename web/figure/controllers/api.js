@@ -1,15 +1,18 @@
 /* The figure's API (one feature of a figure: figure.js's controllers): the methods of
  * window.attentionLive on the standalone page and of each <attention-live> element (docs/api.md),
  * with their argument checks. Every argument is checked before anything changes: a TypeError or a
- * RangeError leaves the view as it was.
+ * RangeError leaves the view as it was. Their messages are for the page's programmer, in English, never
+ * shown by the figure; an error of Python's answer is written in the figure's language, as the figure
+ * would show it (lib/shown.js).
  */
 import { afterPaint } from "../../lib/frames.js";
+import { shown } from "../../lib/shown.js";
 import { entropyAt, headOffset } from "../../draw/numbers.js";
 import { PANEL_NAMES } from "../view-state.js";
 
 /* A value given to the API, as an error message shows it: NaN, Infinity, 2n as themselves, others as JSON. */
 function describe(value) {
-  if (typeof value === "bigint") return `${value}n (a BigInt, not a number)`;
+  if (typeof value === "bigint") return `${value}n (a BigInt, not a number)`; // not shown
   return typeof value === "number" || typeof value === "symbol" ? String(value) : JSON.stringify(value) ?? String(value);
 }
 
@@ -17,13 +20,13 @@ function describe(value) {
  *  for anything but an object (a string, a number, an array, null). */
 function optionsOf(options, method, fields) {
   if (options === undefined) return {};
-  if (options === null || typeof options !== "object" || Array.isArray(options)) throw new TypeError(`${method} takes {${fields}}, got ${describe(options)}`);
+  if (options === null || typeof options !== "object" || Array.isArray(options)) throw new TypeError(`${method} takes {${fields}}, got ${describe(options)}`); // not shown
   return options;
 }
 
 function checkedNumber(value, low, high, name) {
   if (!Number.isInteger(value) || value < low || value > high) {
-    throw new RangeError(`${name} must be an integer from ${low} to ${high}, got ${describe(value)}`);
+    throw new RangeError(`${name} must be an integer from ${low} to ${high}, got ${describe(value)}`); // not shown
   }
   return value + 0; // + 0 turns -0 into 0
 }
@@ -39,7 +42,7 @@ function checkedNumber(value, low, high, name) {
 function checkedPanels(panels) {
   const names = (Array.isArray(panels) ? panels : String(panels).split(",")).map((name) => String(name).trim()).filter(Boolean);
   const unknown = names.filter((name) => !PANEL_NAMES.includes(name));
-  if (unknown.length) throw new RangeError(`panels: ${unknown.join(", ")} is not one of ${PANEL_NAMES.join(", ")}`);
+  if (unknown.length) throw new RangeError(`panels: ${unknown.join(", ")} is not one of ${PANEL_NAMES.join(", ")}`); // not shown
   return Object.fromEntries(PANEL_NAMES.map((name) => [name, names.includes(name)]));
 }
 
@@ -51,11 +54,11 @@ export function createApi(figure) {
     await figure.allShown(); // choose among the tokens of a text on its way
     const { result, config } = figure;
     const T = result ? result.ids.length : 0;
-    if (T === 0 && needsTokens) throw new RangeError("the text has no tokens");
+    if (T === 0 && needsTokens) throw new RangeError("the text has no tokens"); // not shown
     const now = figure.viewState.get();
     const layer = checkedNumber(choice.layer ?? now.layer, 1, config.n_layer, "layer");
     const head = checkedNumber(choice.head ?? now.head, 1, config.n_head, "head");
-    if (T === 0 && choice.token !== undefined) throw new RangeError("token: the text has no tokens to select");
+    if (T === 0 && choice.token !== undefined) throw new RangeError("token: the text has no tokens to select"); // not shown
     const token = T === 0 ? 0 : checkedNumber(choice.token ?? now.token, 0, T - 1, "token");
     return { layer, head, token, ...(choice.panels !== undefined && { panels: checkedPanels(choice.panels) }),
       ...(choice.step !== undefined && { learn: figure.learnAt(checkedStep(choice.step)) }) };
@@ -65,8 +68,20 @@ export function createApi(figure) {
   function checkedStep(step) {
     const steps = figure.checkpoints.map((checkpoint) => checkpoint.step);
     if (step === null || steps.includes(step)) return step;
-    throw new RangeError(steps.length ? `step must be one of the checkpoints' steps (${steps.join(", ")}) or null, got ${describe(step)}`
-      : `step: this model has no checkpoints of its training, got ${describe(step)}`);
+    if (steps.length) throw new RangeError(`step must be one of the checkpoints' steps (${steps.join(", ")}) or null, got ${describe(step)}`); // not shown
+    throw new RangeError(`step: this model has no checkpoints of its training, got ${describe(step)}`); // not shown
+  }
+
+  /* Python's answer of `kind` ("explain", "flash", "predict") for `fields`. A failure that names a message
+   * of the catalog (lib/shown.js: the worker's) as an Error whose message is that message, in the
+   * figure's language; Python's own words as they are. */
+  async function ask(kind, fields) {
+    try {
+      return await figure.ask(kind, fields);
+    } catch (error) {
+      if (!error?.key) throw error;
+      throw new Error(shown(figure.messages, error), { cause: error });
+    }
   }
 
   /* The entropy (bits) of query `token`'s row in every head of `result`: [n_layer][n_head], or null. */
@@ -84,7 +99,7 @@ export function createApi(figure) {
     /** Replace the text (line breaks normalised as the box does: see text-box.js); resolves once the
      *  figure shows its tokens and attention. */
     setText(text) {
-      if (typeof text !== "string") return Promise.reject(new TypeError(`setText needs a string, got ${typeof text}`));
+      if (typeof text !== "string") return Promise.reject(new TypeError(`setText needs a string, got ${typeof text}`)); // not shown
       figure.textReplaced();
       return figure.submit(figure.intoBox(text), performance.now()); // timed from the call, as typing is from its input event
     },
@@ -112,8 +127,8 @@ export function createApi(figure) {
     async explain(options) {
       const { layer, head, token, scale = true, mask = true } = optionsOf(options, "explain", "layer, head, token, scale, mask");
       const choice = await checkedChoice({ layer, head, token }, true);
-      if (typeof scale !== "boolean" || typeof mask !== "boolean") throw new TypeError("scale and mask must be true or false");
-      const answer = await figure.ask("explain", { ...choice, scale, mask, knockout: [] });
+      if (typeof scale !== "boolean" || typeof mask !== "boolean") throw new TypeError("scale and mask must be true or false"); // not shown
+      const answer = await ask("explain", { ...choice, scale, mask, knockout: [] });
       const list = (values) => Array.from(values, (x) => (x === -Infinity ? null : x)); // null: masked
       const plain = Object.fromEntries(Object.entries(answer).map(([name, value]) => [name, ArrayBuffer.isView(value) ? list(value) : value]));
       return { ...plain, k: answer.k.map(list), v: answer.v.map(list) };
@@ -127,7 +142,7 @@ export function createApi(figure) {
       const { layer, head, token, tile = 16 } = optionsOf(options, "flash", "layer, head, token, tile");
       const choice = await checkedChoice({ layer, head, token }, true);
       checkedNumber(tile, 1, figure.config.block_size, "tile");
-      const answer = await figure.ask("flash", { ...choice, tile });
+      const answer = await ask("flash", { ...choice, tile });
       return { ...answer, output: Array.from(answer.output), reference_output: Array.from(answer.reference_output),
         steps: answer.steps.map((step) => ({ ...step, acc: Array.from(step.acc) })) };
     },
@@ -139,10 +154,11 @@ export function createApi(figure) {
       const choice = await checkedChoice({ token }, true);
       const { config } = figure;
       checkedNumber(top, 1, config.vocab_size, "top");
-      if (!Array.isArray(knockout)) throw new TypeError("knockout must be a list of {layer, head}");
-      const pairs = Array.from(knockout, (pair) => [checkedNumber(pair?.layer, 1, config.n_layer, "knockout layer"),
-        checkedNumber(pair?.head, 1, config.n_head, "knockout head")]); // Array.from visits holes too
-      const answer = await figure.ask("predict", { token: choice.token, top, knockout: pairs });
+      if (!Array.isArray(knockout)) throw new TypeError("knockout must be a list of {layer, head}"); // not shown
+      // Array.from visits holes too
+      const pairs = Array.from(knockout, (pair) => [checkedNumber(pair?.layer, 1, config.n_layer, "knockout layer"), // not shown
+        checkedNumber(pair?.head, 1, config.n_head, "knockout head")]); // not shown
+      const answer = await ask("predict", { token: choice.token, top, knockout: pairs });
       return { ...answer, knockout: answer.knockout.map(([l, h]) => ({ layer: l, head: h })) };
     },
     /** An image of what the figure shows (export.js): the chips, the legend and the open panels, with a
@@ -151,9 +167,9 @@ export function createApi(figure) {
      *  Resolves to a File (a Blob with a name such as
      *  "attention-live-then-the-queen-l2h3.svg") once the text on its way, if any, is shown. */
     async exportImage(options = {}) {
-      if (options === null || typeof options !== "object") throw new TypeError(`exportImage takes {format: "svg" | "png"}, got ${describe(options)}`);
+      if (options === null || typeof options !== "object") throw new TypeError(`exportImage takes {format: "svg" | "png"}, got ${describe(options)}`); // not shown
       const { format = "png" } = options;
-      if (format !== "svg" && format !== "png") throw new TypeError(`format must be "svg" or "png", got ${describe(format)}`);
+      if (format !== "svg" && format !== "png") throw new TypeError(`format must be "svg" or "png", got ${describe(format)}`); // not shown
       return (await figure.image(format)).file;
     },
     /** The view on screen: weights is the selected attention row (probabilities of keys 0..T-1, the

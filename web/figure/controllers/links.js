@@ -9,14 +9,15 @@ import { PANEL_NAMES, whatIfsOf } from "../view-state.js";
 
 /**
  * @param figure       the core (figure.js): viewState, manifest, config, result, text, live, newestShown, learnAt(step),
- *                     textReplaced(), clearShown(), intoBox(text), submit(text), setStatus(text),
+ *                     textReplaced(), clearShown(), intoBox(text), submit(text), setStatus(message),
  *                     showNotice(), changed()
  * @param initialView  (config, maxChars) => {view, changes}: the view asked for at the start
  * @returns {changes, initial(config, maxChars, given), follow(fragment, text), fragment(), firstLive(result), forget()}
  */
 export function createLinks(figure, initialView) {
-  // what the asked view could not give (sentences for the notice), and its token (0-based; applied to
-  // the first live result of its text) as the link wrote it (tokenAsked: 1-based)
+  // what the asked view could not give (the notice's sentences, as messages: {key, params}, lib/shown.js),
+  // and its token (0-based; applied to the first live result of its text) as the link wrote it
+  // (tokenAsked: 1-based)
   const asked = { changes: [], token: undefined, tokenAsked: undefined };
 
   /* Show the view `view` ({text, layer, head, token, panels, step}: each optional, checked by readLink) as a
@@ -29,7 +30,7 @@ export function createLinks(figure, initialView) {
     if (newText) {
       figure.textReplaced();
       figure.clearShown(); // as on a fresh load, the text's own tokens are drawn once computed
-      figure.setStatus("Computing this link's text…");
+      figure.setStatus({ key: "links.computing" });
     }
     Object.assign(asked, { changes, token: view.token, tokenAsked: view.tokenAsked });
     const panels = Object.fromEntries(PANEL_NAMES.map((name) => [name, Boolean(view.panels?.[name])]));
@@ -58,13 +59,14 @@ export function createLinks(figure, initialView) {
     Object.assign(asked, { token: undefined, tokenAsked: undefined });
     const T = result.ids.length;
     if (token === undefined || T === 0) return;
-    if (token >= T) asked.changes.push(`The link asked for token ${tokenAsked ?? token + 1}; the text has ${T}, so the last is selected.`);
+    if (token >= T) asked.changes.push({ key: "link.tokenPastEnd", params: { asked: tokenAsked ?? String(token + 1), count: T } }); // as the link wrote it
     figure.viewState.update({ token: Math.min(token, T - 1) });
     figure.showNotice();
   }
 
   return {
-    /** Sentences for the notice: what the asked view could not give (until the next text). */
+    /** The notice's sentences, as messages ({key, params}, lib/shown.js): what the asked view could not
+     *  give (until the next text). */
     get changes() {
       return asked.changes;
     },
@@ -77,10 +79,12 @@ export function createLinks(figure, initialView) {
       return view;
     },
     /** Show the view of the link fragment `fragment` ("#text=…&layer=2&…", read as readLink reads any
-     *  link), with `text` as its text where given (an element's text attribute: readView). */
+     *  link), with `text` as its text where given (an element's text attribute: readView). Returns the
+     *  view read (its `lang`, a language the link asked for, is the core's to show). */
     follow(fragment, text) {
       const { view, changes } = readView(fragment, text, figure.config, figure.manifest.max_text_chars, asInBox);
       show(view, changes);
+      return view;
     },
     /** The fragment of the view shown (linkFor): the text the figure uses, and, once its tokens are
      *  shown, the token; a text on its way is written without one (a link to it selects the last),

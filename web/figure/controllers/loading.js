@@ -8,19 +8,25 @@
  */
 import { focusedIn } from "../../lib/dom.js";
 
-/** The loading line: the step, the megabytes downloaded of the total and, once the rate is known
- *  (after 2 s), about how long is left at the rate so far. `startedAt`: performance.now() at the start. */
+/** The loading line (a message for lib/shown.js): the step, the megabytes downloaded of the total and,
+ *  once the rate is known (after 2 s), about how long is left at the rate so far, each a phrase of its
+ *  own. `startedAt`: performance.now() at the start. */
 function describeLoading({ stage, downloaded, total }, startedAt) {
-  const step = stage === "python" ? "Starting Python (Pyodide)" : "Loading numpy, the figure's Python package and the model";
   const seconds = (performance.now() - startedAt) / 1000;
   const left = downloaded > 0 && seconds >= 2 && downloaded < total ? (total - downloaded) / (downloaded / seconds) : null;
-  const time = left === null ? "" : left < 60 ? ` · about ${Math.max(1, Math.round(left))} s left` : ` · about ${Math.round(left / 60)} min left`;
-  return `${step}… · ${(downloaded / 1e6).toFixed(1)} of ${(total / 1e6).toFixed(1)} MB${time}`;
+  return (messages) => {
+    const parts = [messages.text(stage === "python" ? "loading.python" : "loading.package"),
+      messages.text("loading.megabytes", { downloaded: messages.number(downloaded / 1e6, 1), total: messages.number(total / 1e6, 1) })];
+    if (left !== null && left < 60) parts.push(messages.text("loading.secondsLeft", { count: Math.max(1, Math.round(left)) }));
+    else if (left !== null) parts.push(messages.text("loading.minutesLeft", { count: Math.round(left / 60) }));
+    return parts.join(messages.text("status.separator"));
+  };
 }
 
 /**
  * @param figure   the core (figure.js): loading(), failed(message), goLive(), showManifest(manifest),
- *                 showTokens(shown), setStatus(text), manifest, text, live, result
+ *                 showTokens(shown), setStatus(message), manifest, text, live, result; each message
+ *                 one that lib/shown.js writes ({key, params}, or a function of the figure's Messages)
  * @param parts    {retry, text}: the "Try again" button and the text box (where its focus goes)
  * @param options  {python, buildFolder, manifest}: the page's PythonClient, the build's folder URL,
  *                 () => Promise of build.json
@@ -46,7 +52,7 @@ export function createLoading(figure, { retry, text }, { python, buildFolder, ma
       try {
         built = await manifest();
       } catch (error) {
-        fail(`The figure could not start: ${error.message}`);
+        fail({ key: "loading.failed", params: { reason: error } });
         return false;
       } finally {
         preparing = null;
@@ -61,7 +67,7 @@ export function createLoading(figure, { retry, text }, { python, buildFolder, ma
   /* Python and the model, for one attempt: the page's Python, started or joined. */
   async function boot(built) {
     try {
-      figure.setStatus("Starting Python (Pyodide)…");
+      figure.setStatus({ key: "loading.python" });
       const startedAt = performance.now();
       stopProgress = python.onProgress((p) => figure.setStatus(describeLoading(p, startedAt)));
       try {
@@ -71,7 +77,7 @@ export function createLoading(figure, { retry, text }, { python, buildFolder, ma
       }
       await figure.goLive();
     } catch (error) {
-      fail(`The figure could not start: ${error.message}`);
+      fail({ key: "loading.failed", params: { reason: error } }); // the reason: a message of the catalog (lib/shown.js), or the error's own words
     }
   }
 

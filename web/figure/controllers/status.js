@@ -5,9 +5,15 @@
  * step, an error, or the answer to a button. The notice, above the chips, says what the figure changed
  * in what it was given. The live region (lib/announcer.js) is for the ears and is written rarely. This
  * controller is the only writer of the three; the core calls it.
+ *
+ * Their words are kept as what they mean (lib/shown.js: a message of the catalog and its params, or a
+ * function of the figure's Messages) and written in the figure's language (options.messages(), read
+ * each time) when shown; language() writes the line and the notice again in a new language.
  */
+import { english } from "../../i18n/language.js";
 import { createAnnouncer } from "../../lib/announcer.js";
 import { setHidden, setText } from "../../lib/dom.js";
+import { shown } from "../../lib/shown.js";
 import { BOX_MAX_CHARS } from "../text-box.js";
 import { bitsText, entropyAt, queryText } from "../../draw/numbers.js";
 
@@ -15,72 +21,96 @@ import { bitsText, entropyAt, queryText } from "../../draw/numbers.js";
  *  the panels and the FlashAttention part's tile left out): equal strings, the same view. */
 const viewOf = (state) => JSON.stringify([state.layer, state.head, state.token, state.whatIf, state.knockout]);
 
+/** "focus 1.61 of 3.17 bits": the entropy of query `token`'s row in the selected head (Python's, with
+ *  the analysis: focus.row_entropy), null where the result has none. */
+function focusText(messages, result, state, token) {
+  const bits = entropyAt(result, state.layer, state.head, token);
+  if (bits === null) return null;
+  return messages.text("status.focus", { bits: messages.number(Math.abs(bits), 2), of: bitsText(result.entropyEven[token], messages) });
+}
+
+/** The status line for the view on screen: the query, the head, its focus and where its numbers come
+ *  from, each a phrase of its own, separated as the language separates them ("status.separator"). */
+function viewText(messages, result, state, token, where) {
+  const source = result.precomputed ? messages.text("status.precomputed")
+    : messages.text("status.live", { where: messages.has(where) ? messages.text(where) : where });
+  const parts = [messages.text("status.query", { query: queryText(result.labels, token, messages) }),
+    messages.text("status.head", { layer: state.layer, head: state.head }), focusText(messages, result, state, token), source];
+  return parts.filter((part) => part !== null).join(messages.text("status.separator"));
+}
+
+/** The notice's sentences for `result` and `given` (see notice below), as messages (lib/shown.js). */
+function noticeMessages(result, { failed, boxCut, asked, notices }) {
+  const parts = [];
+  if (result?.precomputed && !result.tokensOnly) parts.push({ key: failed ? "notice.precomputedFailed" : "notice.precomputedLoading" });
+  if (result?.charsDropped > 0) parts.push({ key: "notice.charsDropped", params: { count: Array.from(result.text).length } }); // code points, as Python counts
+  if (result?.tokensDropped > 0) parts.push({ key: "notice.tokensDropped", params: { count: result.tokensDropped, shown: result.ids.length } });
+  if (boxCut) parts.push({ key: "notice.boxCut", params: { count: BOX_MAX_CHARS } });
+  return [...parts, ...asked, ...notices];
+}
+
 /**
  * @param {{status: Element, notice: Element, announcer: Element}} parts  the status line, the notice, the live region
- * @param {{where?: string}} options  where live numbers are computed ("in this tab"), as the status line says it
- * @returns the status of one figure:
- *   set(text)                     the status line says `text`;
- *   say(text, result, state)      the answer to a button (Copy link, Save): on the line and said; kept
+ * @param {{where?: string, messages?: () => Messages}} options  where: the message key of where live numbers
+ *   are computed ("markup.inThisTab"); messages: the Messages of the language shown (the core's
+ *   figure.messages, read each time; English's where none is given)
+ * @returns the status of one figure, where a `message` is what lib/shown.js writes ({key, params}, an
+ *   Error, a function of the Messages, or a string, shown as it is):
+ *   set(message)                  the status line says `message`;
+ *   say(message, result, state)   the answer to a button (Copy link, Save): on the line and said; kept
  *                                 there while the text of `result` and the view of `state` are shown;
- *   again(text)                   an error: on the line, and said even when it is the same as last time;
+ *   again(message)                an error: on the line, and said even when it is the same as last time;
  *   view(result, state, token)    the line for the view on screen (unless an answer is kept there);
  *   notice(result, given)         the notice for `result` (null before the first is shown): see below;
+ *   language()                    the line, the answer kept there and the notice written again in the
+ *                                 figure's language (said again: nothing);
  *   choice(compose), later(compose)   say compose() now or once the reader pauses (lib/announcer.js);
  *   text                          what the line says now;
  *   destroy()                     drops a sentence waiting to be said.
  */
-/** " · focus 1.61 of 3.17 bits": the entropy of query `token`'s row in the selected head
- *  (Python's, with the analysis: focus.row_entropy), "" where the result has none. */
-function focusText(result, state, token) {
-  const bits = entropyAt(result, state.layer, state.head, token);
-  if (bits === null) return "";
-  return ` · focus ${bitsText(bits).replace(" bits", "")} of ${bitsText(result.entropyEven[token])}`;
-}
-
-export function createStatus({ status, notice, announcer: region }, { where = "in this tab" } = {}) {
+export function createStatus({ status, notice, announcer: region }, { where = "markup.inThisTab", messages = () => english } = {}) {
   const announcer = createAnnouncer(region);
-  let spoken = null; // {text, shown, view}: an answer said, kept on the line while its text and view are shown
+  let spoken = null; // {message, shown, view}: an answer said, kept on the line while its text and view are shown
+  let line = ""; // what the line says, as a message: written again on a change of language
+  let noticeShown = []; // the notice's sentences, as messages
+  const write = (message) => shown(messages(), message);
+
+  function setLine(message) {
+    line = message;
+    setText(status, write(message));
+  }
 
   return {
-    set(text) {
-      setText(status, text);
+    set(message) {
+      setLine(message);
     },
-    say(text, result, state) {
-      setText(status, text);
-      announcer.now(text);
-      spoken = { text, shown: result?.text, view: viewOf(state) };
+    say(message, result, state) {
+      setLine(message);
+      announcer.now(write(message));
+      spoken = { message, shown: result?.text, view: viewOf(state) };
     },
-    again(text) {
-      setText(status, text);
-      announcer.again(text);
+    again(message) {
+      setLine(message);
+      announcer.again(write(message));
     },
     /* A token previewed by the pointer shows over a kept answer, which then comes back. */
     view(result, state, token) {
       if (spoken && (spoken.shown !== result.text || spoken.view !== viewOf(state))) spoken = null;
-      if (spoken && state.preview === null) return setText(status, spoken.text);
-      const source = result.precomputed ? "precomputed at build time" : `computed live ${where}`;
-      setText(status, `Query ${queryText(result.labels, token)} · layer ${state.layer}, head ${state.head}${focusText(result, state, token)} · ${source}`);
+      if (spoken && state.preview === null) return setLine(spoken.message);
+      setLine((messages) => viewText(messages, result, state, token, where));
     },
     /* What the figure changed in what it was given (`result`), and the sentences `given`: {failed (the
      * figure could not start), boxCut (the box kept only the end of a longer text), asked (what a
-     * link could not give), notices (the figure's own, for as long as it lives)}. */
-    notice(result, { failed, boxCut, asked, notices }) {
-      const parts = [];
-      if (result?.precomputed && !result.tokensOnly) {
-        parts.push(failed ? "This view was computed when the figure was built."
-          : "This view was computed when the figure was built; the live model is still loading.");
-      }
-      if (result?.charsDropped > 0) {
-        parts.push(`Only the last ${Array.from(result.text).length.toLocaleString("en")} characters are used.`); // code points, as Python counts
-      }
-      if (result?.tokensDropped > 0) {
-        const earlier = result.tokensDropped === 1 ? "1 earlier token is" : `${result.tokensDropped} earlier tokens are`;
-        parts.push(`Showing the last ${result.ids.length} tokens, the model's context (block_size); ${earlier} not shown.`);
-      }
-      if (boxCut) parts.push(`The text box keeps the last ${BOX_MAX_CHARS.toLocaleString("en")} characters of a longer text.`);
-      parts.push(...asked, ...notices);
-      setText(notice, parts.join(" "));
-      setHidden(notice, parts.length === 0);
+     * link could not give), notices (the figure's own, for as long as it lives)}: asked and notices as
+     * messages (lib/shown.js: {key, params}, written when shown). */
+    notice(result, given) {
+      noticeShown = noticeMessages(result, given);
+      setText(notice, noticeShown.map(write).join(" "));
+      setHidden(notice, noticeShown.length === 0);
+    },
+    language() {
+      setText(status, write(line));
+      setText(notice, noticeShown.map(write).join(" "));
     },
     choice: (compose) => announcer.choice(compose),
     later: (compose) => announcer.later(compose),

@@ -1,6 +1,7 @@
 /* The figure's tools (one feature of a figure: figure.js's controllers): "Copy link", "Save PNG" and
  * "Save SVG", and, where a sandboxed frame may have blocked a download, the saved image shown in the
- * figure to save by hand. The answer to each button goes on the status line (the core's say).
+ * figure to save by hand. The answer to each button goes on the status line (the core's say), as a
+ * message of the catalog (lib/shown.js), written in the figure's language when shown.
  */
 
 const DOWNLOAD_KEPT_MS = 60000; // an object URL outlives its download's start by this much
@@ -22,10 +23,10 @@ function inSandbox() {
 }
 
 /**
- * @param figure   the core (figure.js): linkFragment(), image(format), summary(), say(text), changed()
+ * @param figure   the core (figure.js): messages, linkFragment(), image(format), summary(), say(message), changed()
  * @param parts    {copyLink, linkBox, linkText, savedImage, saveButtons}: the buttons and boxes
  * @param linkHref (fragment) => the address "Copy link" copies for the view `fragment`; null: no Copy link
- * @returns {showLinkInBox(href), destroy()}
+ * @returns {showLinkInBox(href), language(), destroy()}
  */
 export function createTools(figure, { copyLink, linkBox, linkText, savedImage, saveButtons }, linkHref) {
   const listening = new AbortController();
@@ -43,18 +44,17 @@ export function createTools(figure, { copyLink, linkBox, linkText, savedImage, s
     const href = linkHref(figure.linkFragment());
     try {
       const policy = document.permissionsPolicy ?? document.featurePolicy; // Chromium: a refused call also logs an error
-      if (policy && !policy.allowsFeature("clipboard-write")) throw new Error("the clipboard is not allowed here");
+      if (policy && !policy.allowsFeature("clipboard-write")) throw new Error("the clipboard is not allowed here"); // not shown
       await navigator.clipboard.writeText(href);
       linkBox.hidden = true;
-      figure.say("Link copied: it opens this text, layer, head and token.");
+      figure.say({ key: "tools.linkCopied" });
     } catch {
       linkBox.hidden = false;
       linkText.value = href;
       linkText.focus();
       linkText.select();
       figure.changed();
-      figure.say(`${embedded ? "The course page does not let this figure use the clipboard" : "The browser did not allow copying"}: `
-        + "the link is selected in the box \u201cLink to this view\u201d; copy it (Ctrl+C, \u2318C on a Mac, or long-press on a phone).");
+      figure.say({ key: embedded ? "tools.clipboardRefusedByPage" : "tools.clipboardRefused" });
     }
   }
 
@@ -67,29 +67,31 @@ export function createTools(figure, { copyLink, linkBox, linkText, savedImage, s
       urls.add(anchor.href);
       anchor.download = file.name;
       anchor.click();
-      const size = `${file.name} (${(file.size / 1024).toFixed(0)} KB${note ? `; ${note}` : ""})`;
+      // its size in KB as the language writes a number (no thousands separator, as before), and export.js's note, if any
+      const params = { name: file.name, size: { number: file.size / 1024, digits: 0, grouping: false }, ...(note && { note }) };
       if (inSandbox()) {
         showSaved(anchor.href, file.name, button);
-        figure.say(`Saving ${size}. This figure is in a sandboxed frame: unless the course page allows downloads from it, `
-          + "the browser blocks the file. The image is shown under the buttons: right-click or long-press it to save it "
-          + "(or press Tab to reach it and open its menu with Shift+F10).");
+        figure.say({ key: note ? "tools.savingInSandboxNote" : "tools.savingInSandbox", params });
       } else {
         const timer = setTimeout(() => { timers.delete(timer); revoke(anchor.href); }, DOWNLOAD_KEPT_MS);
         timers.add(timer);
-        figure.say(`Saved ${size}.`);
+        figure.say({ key: note ? "tools.savedNote" : "tools.saved", params });
       }
     } catch (error) {
-      figure.say(`The image could not be made: ${error.message}`);
+      figure.say({ key: "tools.imageFailed", params: { reason: error } });
     }
   }
 
   /* The image just saved, shown in the figure until closed; Close gives the focus back to `opener`. */
   const [image, close] = [savedImage.querySelector("img"), savedImage.querySelector("button")];
   let opener = null;
+  let savedName = null; // the name of the image shown, for its alt text
+  const writeAlt = () => { image.alt = figure.messages.text("tools.savedImageAlt", { name: savedName, summary: figure.summary() }); };
   function showSaved(url, name, button) {
     if (image.src.startsWith("blob:")) revoke(image.src);
     image.src = url;
-    image.alt = `The saved image, ${name}: ${figure.summary()}`;
+    savedName = name;
+    writeAlt();
     savedImage.hidden = false;
     opener = button;
     figure.changed();
@@ -110,6 +112,10 @@ export function createTools(figure, { copyLink, linkBox, linkText, savedImage, s
     /** The link box, where it is shown, holds `href` (the address, rewritten after the box was shown). */
     showLinkInBox(href) {
       if (!linkBox.hidden) linkText.value = href;
+    },
+    /** The saved image's alt text, where it is shown, written again in the figure's language. */
+    language() {
+      if (!savedImage.hidden && savedName !== null) writeAlt();
     },
     destroy() {
       listening.abort();

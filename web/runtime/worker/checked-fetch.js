@@ -15,19 +15,35 @@
  *             (checks.allPassed()), so a damaged or swapped file is named instead of being used.
  *
  * Requests for other URLs pass through untouched. Hashing: Web Crypto, SubtleCrypto.digest("SHA-256").
+ * A failure names its message of the page's catalog (shownError): the worker has no catalog, the page
+ * writes it in the figure's language (lib/shown.js).
  */
-"use strict";
+"use strict"; // not shown
 
 const STALL_MS = 30000;
+
+/** An Error for the page's status line, as a message of the page's catalog: `key` and `params` (numbers
+ *  as numbers, written by the page; a param may be another such message). The worker (worker.js) sends
+ *  them as they are; its message is the key, for a console. Used by every worker script. */
+function shownError(key, params = {}) {
+  const error = new Error(key); // not shown
+  error.key = key;
+  error.params = params;
+  return error;
+}
 
 function sha256Hex(buffer) {
   return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-function downloadError(path, why, response) {
-  const fix = !response || response.ok ? "check the connection, then try again"
-    : response.status === 404 ? "check that all of dist/ is on the server" : "the server could not send it; try again later";
-  return new Error(`${path} could not be downloaded (${why}): ${fix}`);
+/* The download of `path` failed: its connection (`error`: the browser's, or null where no data arrived
+ * on any download for STALL_MS), or its `response`'s HTTP status. */
+function downloadError(path, error, response = null) {
+  if (response && !response.ok) {
+    return shownError(response.status === 404 ? "worker.download.missing" : "worker.download.http", { path, status: String(response.status) });
+  }
+  return error === null ? shownError("worker.download.stalled", { path, seconds: STALL_MS / 1000 })
+    : shownError("worker.download.failed", { path, reason: error.message });
 }
 
 /** Read `body` (a ReadableStream) to its end as one Uint8Array; `onChunk(bytesSoFar)` after each chunk. */
@@ -55,10 +71,8 @@ async function readAll(body, onChunk) {
 async function checkBytes(bytes, path, expected) {
   const digest = sha256Hex(await crypto.subtle.digest("SHA-256", bytes));
   if (bytes.length === expected.bytes && digest === expected.sha256) return;
-  const what = bytes.length === expected.bytes ? "its sha256 differs from build.json's"
-    : `${bytes.length.toLocaleString("en")} bytes, not the ${expected.bytes.toLocaleString("en")} build.json lists`;
-  throw new Error(`${path} is damaged (${what}): reload the page; if this persists, copy dist/ to the ` +
-    "server again, byte for byte (no line-ending or encoding conversion)");
+  throw bytes.length === expected.bytes ? shownError("worker.damaged.hash", { path })
+    : shownError("worker.damaged.size", { path, count: bytes.length, expected: expected.bytes });
 }
 
 /** The whole load's progress: `arrived()` when any download receives headers or bytes; `watch(onStall)`
@@ -93,7 +107,7 @@ async function checkedDownload(networkFetch, load, url, path, expected, onBytes,
   const controller = new AbortController();
   let stalled = false;
   const unwatch = load.watch(() => { stalled = true; controller.abort(); });
-  const why = (error) => (stalled ? `no data arrived on any download for ${STALL_MS / 1000} s` : error.message);
+  const why = (error) => (stalled ? null : error); // downloadError's
   let response;
   try {
     response = await networkFetch(url, { signal: controller.signal, cache: "force-cache" }); // a build's files never change
@@ -104,7 +118,7 @@ async function checkedDownload(networkFetch, load, url, path, expected, onBytes,
   load.arrived();
   if (!response.ok) {
     unwatch();
-    throw downloadError(path, `HTTP ${response.status}`, response);
+    throw downloadError(path, null, response);
   }
   const copy = response.clone();
   onCheck((async () => {

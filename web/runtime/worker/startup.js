@@ -1,13 +1,14 @@
 /* Attention, live: how the worker starts Python, all of it in one closure (a classic script that
  * worker.js loads with importScripts, after checked-fetch.js, wasm-guards.js and tar.js).
  *
- *   self.startPython(base, manifest, {broadcast, sentence})
+ *   self.startPython(base, manifest, {broadcast, reason})
  *     -> Promise of {pyodide, model, snapshot, steps}
  *
  * base is the build's folder URL and manifest its build.json; broadcast(message) reaches every page
- * that waits, sentence(error) turns an error into one sentence. It resolves with Pyodide, the model
- * (a PyProxy of attention_live.figure.Figure), where Python's memory snapshot came from ("stored",
- * "downloaded" or "none") and the end of each loading step (ms since the epoch). Called once per worker.
+ * that waits, reason(error) turns an error into a param of another message (worker.js). It resolves
+ * with Pyodide, the model (a PyProxy of attention_live.figure.Figure), where Python's memory snapshot
+ * came from ("stored", "downloaded" or "none") and the end of each loading step (ms since the epoch).
+ * Called once per worker.
  *
  * The downloads come in three waves, each asked for once the one before is in, because on a phone's
  * network they share one link and what Python needs first would otherwise arrive last:
@@ -17,13 +18,15 @@
  *   3. the model and the tokenizer, needed last.
  * On a fast link, or from the offline copy, wave 2 is asked for with wave 1. Every download is
  * counted and checked (checked-fetch.js); each step ends with a performance mark for the benchmark,
- * and a failed step names its files. Messages sent while loading:
+ * and a failed step names its files (a message of the page's catalog: shownError, checked-fetch.js).
+ * Messages sent while loading:
  *   {type: "progress", stage: "python" | "package", downloaded, total}   bytes so far, of build.json's "startup" files
- *   {type: "step", what}                                                 a loading step begins (what: its files)
+ *   {type: "step", step, files}                                          a loading step begins: its kind (FAILED's
+ *                                                                        names) and its files
  * Why each choice, with the measurements behind it: docs/benchmark-history.md, "The worker's
  * start-up: why it is built this way".
  */
-"use strict";
+"use strict"; // not shown
 
 self.startPython = (function () {
   const STEP = "attention-live:worker:"; // the steps' performance marks: STEP + name
@@ -32,8 +35,14 @@ self.startPython = (function () {
   // numpy and the wheel are asked for with wave 1 where they would arrive within this time.
   const PACKAGES_WITH_PYTHON_MS = 1000;
 
+  // A failed step's message, by the step's kind ("step" messages name the kind: python-client.js's watchdog)
+  const FAILED = {
+    python: "worker.loadFailed.python", package: "worker.loadFailed.package", model: "worker.loadFailed.model",
+    figure: "worker.loadFailed.figure", checked: "worker.loadFailed.checked",
+  };
+
   let broadcast = null; // to every page that waits
-  let sentence = null; // an error as one sentence
+  let reason = null; // an error as a param of another message
   let checks = null; // from checked-fetch.js: the checks of every download, each failure naming its file
   const downloaded = new Map(); // path -> bytes received so far
   let total = 0; // bytes of build.json's "startup" files: what a first visit downloads
@@ -47,9 +56,9 @@ self.startPython = (function () {
 
   /** Run one loading step, then mark its end (performance mark STEP + name). A failure names the
    *  file whose download or check failed, if one did (Pyodide often reports that as a later, vaguer
-   *  error), otherwise the step's files (`what`). */
-  async function step(name, what, work) {
-    broadcast({ type: "step", what }); // the pages' watchdogs name it if nothing more arrives
+   *  error), otherwise the step's kind (FAILED) and its files (`files`). */
+  async function step(name, kind, files, work) {
+    broadcast({ type: "step", step: kind, files }); // the pages' watchdogs name it if nothing more arrives
     try {
       const result = await work();
       performance.mark(STEP + name);
@@ -57,7 +66,7 @@ self.startPython = (function () {
     } catch (error) {
       await checks.settled();
       if (checks.failures.length) throw checks.failures[0];
-      throw new Error(`could not load ${what}: ${sentence(error)}`);
+      throw shownError(FAILED[kind], { files, reason: reason(error) });
     }
   }
 
@@ -130,7 +139,7 @@ self.startPython = (function () {
   }
 
   return async function startPython(base, manifest, options) {
-    ({ broadcast, sentence } = options);
+    ({ broadcast, reason } = options);
     total = manifest.startup.reduce((sum, path) => sum + manifest.files[path].bytes, 0);
     checks = installCheckedFetch(base, manifest.files, (path, loaded) => {
       downloaded.set(path, loaded);
@@ -151,11 +160,11 @@ self.startPython = (function () {
     const unzipped = storedCopy(new URL(manifest.snapshot_unzipped.key, base).href);
     const stored = storedCopy(snapshotURL); // the gzip file, in the offline copy without the unzipped one (its quota)
     for (const download of [asmJs, wasm, stdlib, lock]) download.catch(() => {}); // a failure is reported where it is awaited, or by loadPyodide
-    await step("pyodide.js", `Python (${manifest.pyodide}pyodide.js)`, async () => {
+    await step("pyodide.js", "python", `${manifest.pyodide}pyodide.js`, async () => {
       await pyodideJs;
       importScripts(pyodideJsURL);
     });
-    await step("pyodide.asm.js", `Python (${manifest.pyodide}pyodide.asm.js)`, () => asmJs); // loadPyodide's importScripts then reads it from the HTTP cache
+    await step("pyodide.asm.js", "python", `${manifest.pyodide}pyodide.asm.js`, () => asmJs); // loadPyodide's importScripts then reads it from the HTTP cache
 
     // The snapshot: the offline copy's unzipped one (no gunzip on this thread), else the gzip file
     // where the link brings it within SNAPSHOT_SAVES_MS, else none (sw.js stores it for the next visit).
@@ -202,21 +211,21 @@ self.startPython = (function () {
     const files = packageFiles.then(fetchModel, fetchModel);
     for (const download of [files, packageFiles]) download.catch(() => {}); // a failure is reported where it is awaited, below
 
-    const pyodide = await step("python", `Python (${pythonFiles.join(", ")})`, () => loadPyodideOrFail({ indexURL, _loadSnapshot: snapshot }));
+    const pyodide = await step("python", "python", pythonFiles.join(", "), () => loadPyodideOrFail({ indexURL, _loadSnapshot: snapshot }));
     stage = "package";
     progress();
-    const Figure = await step("package", `numpy and the figure's Python package (${packagePaths.join(", ")})`, async () => {
+    const Figure = await step("package", "package", packagePaths.join(", "), async () => {
       // Into site-packages as an installer would: numpy's tar file by file (tar.js), the wheel by
       // unpackArchive. The snapshot already holds the package's modules that need no numpy; the import
       // system sees that the folder changed since (its modification time) and reads it again.
-      const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
+      const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]"); // not shown
       const packages = await packageFiles;
       for (const tar of packages.slice(0, -1)) writeTar(pyodide.FS, tar, sitePackages);
       pyodide.unpackArchive(packages.at(-1), "whl", { extractDir: sitePackages });
       return pyodide.pyimport("attention_live.figure").Figure;
     });
-    const [modelBytes, tokenizerBytes] = await step("model", `the model (${manifest.model}, ${manifest.tokenizer})`, () => files);
-    const model = await step("figure", `the model in Python (attention_live.figure with ${manifest.model})`, () => {
+    const [modelBytes, tokenizerBytes] = await step("model", "model", `${manifest.model}, ${manifest.tokenizer}`, () => files);
+    const model = await step("figure", "figure", manifest.model, () => {
       const modelPy = pyodide.toPy(modelBytes); // a Python memoryview holding a copy of the bytes
       const tokenizerPy = pyodide.toPy(tokenizerBytes);
       try {
@@ -225,7 +234,7 @@ self.startPython = (function () {
         for (const proxy of [Figure, modelPy, tokenizerPy]) proxy.destroy();
       }
     });
-    await step("checked", "the downloads", () => checks.allPassed());
+    await step("checked", "checked", "", () => checks.allPassed());
     const steps = Object.fromEntries(performance.getEntriesByType("mark").filter((mark) => mark.name.startsWith(STEP))
       .map((mark) => [mark.name.slice(STEP.length), performance.timeOrigin + mark.startTime])); // for the pages' own timings
     return { pyodide, model, snapshot: snapshotFrom, steps };

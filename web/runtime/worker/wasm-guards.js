@@ -10,7 +10,7 @@
  *    Source: Pyodide 0.27.7, src/js/pyodide.ts (loadPyodide awaits _loadSnapshot before it creates
  *    the module) and src/js/emscripten-settings.ts (getInstantiateWasmFunc: the wasm's instantiateStreaming).
  */
-"use strict";
+"use strict"; // not shown
 
 const instantiateStreaming = WebAssembly.instantiateStreaming;
 const compiledEarly = new Map(); // a wasm file's URL -> the Promise of its WebAssembly.Module
@@ -46,7 +46,8 @@ function loadPyodideOrFail(options) {
     console.warn = (...args) => {
       warn.apply(console, args);
       if (failed) reject(new Error(String(args[0] && args[0].message ? args[0].message : args[0])));
-      failed = failed || args[0] === "wasm instantiation failed!";
+      // Pyodide's words, matched
+      failed = failed || args[0] === "wasm instantiation failed!"; // not shown
     };
     loadPyodide(options).then(resolve, reject).finally(() => { console.warn = warn; });
   });

@@ -13,7 +13,7 @@
  *                                            the contract ("tokenize" is asked of the model: no figure)
  *       {type: "forget", figure}             the figure is gone (its element removed, its page closed)
  * Out:  {type: "hello"}                      at once, on "init": this worker runs and hears the page
- *       {type: "progress", ...}, {type: "step", what}   while Python loads (startup.js)
+ *       {type: "progress", ...}, {type: "step", step, files}   while Python loads (startup.js)
  *       {type: "ready", runtime: {id, kind, snapshot, steps}}   Python runs: id made when it started,
  *                                            kind "shared" or "dedicated", snapshot where Python's memory
  *                                            snapshot came from ("stored": the offline copy's unzipped
@@ -27,9 +27,12 @@
  *                                            that checkpoint (build.json's "checkpoints"), once
  *       {type: "answer", id, value}          any other request's dict as plain objects, numpy arrays as
  *                                            Float32Arrays (2-d: an array of rows), None as null
- *       {type: "error", id?, message}        one sentence, never a traceback
+ *       {type: "error", id?, key, params}    what failed, as a message of the page's catalog (this worker has
+ *                                            none): its key and params (lib/shown.js), written on the page
+ *       {type: "error", id?, message}        or, for Python's own exceptions, their words: one sentence,
+ *                                            never a traceback
  */
-"use strict";
+"use strict"; // not shown
 
 importScripts("checked-fetch.js", "wasm-guards.js", "tar.js", "startup.js"); // startup.js: self.startPython
 
@@ -51,7 +54,7 @@ function broadcast(message) {
 /* Start Python (startup.js), then say which Python this is: `runtime`, sent with "ready". */
 async function startRuntime(base, manifest) {
   build = { base, manifest };
-  const python = await self.startPython(base, manifest, { broadcast, sentence });
+  const python = await self.startPython(base, manifest, { broadcast, reason });
   ({ pyodide, model } = python);
   runtime = { id: `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`, kind: KIND, snapshot: python.snapshot, steps: python.steps };
 }
@@ -184,7 +187,7 @@ function checkpoint(step) {
   if (!checkpoints.has(step)) {
     const { base, manifest } = build;
     const entry = (manifest.checkpoints ?? []).find((listed) => listed.step === step);
-    const loading = entry === undefined ? Promise.reject(new Error(`step ${step} is not one of this build's checkpoints`))
+    const loading = entry === undefined ? Promise.reject(shownError("worker.checkpointUnknown", { step: { number: step, grouping: false } }))
       : entry.path === manifest.model ? Promise.resolve() // the shipped model itself
         : fetch(new URL(entry.path, base)).then((response) => response.arrayBuffer()).then((bytes) => {
           const file = pyodide.toPy(new Uint8Array(bytes));
@@ -195,7 +198,7 @@ function checkpoint(step) {
             add.destroy();
             file.destroy();
           }
-        }, (error) => { throw new Error(`could not download the checkpoint of step ${step} (${entry.path}): ${sentence(error)}`); });
+        }, (error) => { throw shownError("worker.checkpointDownload", { step: { number: step, grouping: false }, path: entry.path, reason: reason(error) }); });
     loading.catch(() => checkpoints.delete(step));
     checkpoints.set(step, loading);
   }
@@ -206,7 +209,19 @@ function sentence(error) {
   // Python errors carry a traceback: only its last line (the exception itself) is kept; Pyodide's
   // "See https://…" hints are dropped.
   const lines = String(error && error.message ? error.message : error).trim().split("\n");
-  return lines.filter((line) => line.trim() && !line.startsWith("See ")).at(-1) ?? lines.at(-1);
+  return lines.filter((line) => line.trim() && !line.startsWith("See ")).at(-1) ?? lines.at(-1); // not shown
+}
+
+/* `error` as a param of another message (its reason): the message it names ({key, params}), or its
+ * words as one sentence. */
+function reason(error) {
+  return error && error.key ? { key: error.key, params: error.params } : sentence(error);
+}
+
+/* `error` as the "error" message's fields: {key, params} where it names a message of the page's
+ * catalog (shownError, checked-fetch.js), else {message}: its words. */
+function errorFields(error) {
+  return error && error.key ? { key: error.key, params: error.params } : { message: sentence(error) };
 }
 
 /* Requests are answered in the order they arrive, even while one waits for a checkpoint's download:
@@ -242,7 +257,7 @@ function serve(connection) {
         });
       }
     } catch (error) {
-      connection.postMessage({ type: "error", id: message.id, message: sentence(error) });
+      connection.postMessage({ type: "error", id: message.id, ...errorFields(error) });
     }
   };
 }
