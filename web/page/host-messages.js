@@ -19,6 +19,7 @@
  * is ignored without an error (a bad shape with an id gets a reply with ok: false). Texts from messages
  * go through attentionLive.setText like any other: data, never code. Nothing here waits for a drawn
  * frame (frames.js): a figure in a hidden or offscreen iframe answers and reports its height too.
+ * The messages are data for the host page's code, never shown by the figure: their words stay English.
  */
 
 import { drawn } from "../lib/frames.js";
@@ -106,7 +107,7 @@ export function startEmbedding(api, options) {
     setText: (data) => api.setText(data.text),
     select: (data) => api.select({ layer: data.layer, head: data.head, token: data.token, step: data.step }),
     getState: async () => {
-      if (!sendState()) throw new Error("this figure sends its state only to the origins listed in its embed-origin parameter");
+      if (!sendState()) throw new Error("this figure sends its state only to the origins listed in its embed-origin parameter"); // not shown
     },
   };
 
@@ -122,7 +123,8 @@ export function startEmbedding(api, options) {
       await handler(data);
       reply = { type: `${PREFIX}reply`, id: data.id, ok: true };
     } catch (error) {
-      reply = { type: `${PREFIX}reply`, id: data.id, ok: false, error: String(error?.message ?? error) };
+      // data for the host page's code: the API's error, in English
+      reply = { type: `${PREFIX}reply`, id: data.id, ok: false, error: String(error?.message ?? error) }; // not shown
     }
     if (data.id !== undefined) event.source.postMessage(reply, event.origin === "null" ? "*" : event.origin);
   }

@@ -6,20 +6,22 @@
  * or refuses storage) or the files do not fit (the storage quota, checked first, is too small: private
  * windows, full disks). A failed install is remembered for this build, so the page does not download
  * everything again on every visit only to fail again; the figure works online either way. `page` is
- * the folder of index.html and sw.js (the service worker's scope). */
-const OFFLINE_FAILED = "attention-live offline copy failed for build ";
+ * the folder of index.html and sw.js (the service worker's scope). Nothing here is shown: its errors
+ * only decide data-offline, and their words stay English. */
+const OFFLINE_FAILED = "attention-live offline copy failed for build "; // not shown
 const OFFLINE_RETRY_MS = 24 * 3600 * 1000; // a failed install (a quota, a damaged file, a dropped connection) is tried again after a day
-const STORE_FAILED = "sw.js could not store the files";
+const STORE_FAILED = "sw.js could not store the files"; // not shown
 
 export async function keepForOffline(manifest, page) {
   const remembered = OFFLINE_FAILED + manifest.build;
   try {
-    if (!("serviceWorker" in navigator)) throw new Error("no service workers in this context");
-    if (Date.now() - Number(localStorage.getItem(remembered) ?? -Infinity) < OFFLINE_RETRY_MS) throw new Error("this build could not be stored lately");
+    if (!("serviceWorker" in navigator)) throw new Error("no service workers in this context"); // not shown
+    if (Date.now() - Number(localStorage.getItem(remembered) ?? -Infinity) < OFFLINE_RETRY_MS) throw new Error("this build could not be stored lately"); // not shown
     const onRequest = new Set((manifest.checkpoints ?? []).map((checkpoint) => checkpoint.path).filter((path) => path !== manifest.model)); // not stored by sw.js's install (the last checkpoint is the model itself)
     const needed = Object.entries(manifest.files).filter(([path]) => !onRequest.has(path)).reduce((sum, [, file]) => sum + file.bytes, 0);
     const { quota = Infinity, usage = 0 } = (await navigator.storage?.estimate?.()) ?? {};
-    if (quota - usage < 1.2 * needed) throw new Error("not enough storage"); // never a half-written copy
+    // never a half-written copy
+    if (quota - usage < 1.2 * needed) throw new Error("not enough storage"); // not shown
     const script = new URL(`sw.js?build=${encodeURIComponent(manifest.build)}`, page);
     const registration = await navigator.serviceWorker.register(script, { scope: page });
     const worker = registration.installing ?? registration.waiting ?? registration.active;

@@ -12,7 +12,7 @@ import { PAUSE_MS } from "../lib/when-paused.js";
  * entry of the session history (history.state), which a reload keeps: a second frame of the same
  * address on a course page, or the same address opened by the next course page in the tab, has
  * another id and never takes this figure's text. */
-const PENDING_LINK = "attention-live pending link ";
+const PENDING_LINK = "attention-live pending link "; // not shown
 const PENDING_LINK_MS = 10000;
 const ID_IN_STATE = "attentionLiveId";
 
@@ -30,7 +30,7 @@ function documentId() {
   }
 }
 
-const pendingKey = (id, href) => `${PENDING_LINK}${id} from ${href}`;
+const pendingKey = (id, href) => `${PENDING_LINK}${id} from ${href}`; // not shown
 
 function keepPendingLink(from) {
   try {

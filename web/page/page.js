@@ -1,9 +1,12 @@
 /* The standalone page (index.html): its one <attention-live standalone> element, whose parts the page
  * holds already, started with the pieces that belong to a page rather than to a figure: the view in
  * the address (page-link.js), window.attentionLive, the messages to a host page when the page is in
- * an iframe (host-messages.js), and the offline copy (offline.js).
+ * an iframe (host-messages.js), the offline copy (offline.js), and its language (docs/languages.md):
+ * the one its link asks for (lang=, read with the link's other fields), else the model's own, else the
+ * browser's first with a catalog, else English; the page's <html lang> and dir follow the figure's.
  */
 import { AttentionLiveElement } from "../attention-live.js";
+import { chooseLanguage } from "../i18n/language.js";
 import { readEmbedOptions, startEmbedding } from "./host-messages.js";
 import { keepForOffline } from "./offline.js";
 import { keepLinkInAddress, viewInAddress } from "./page-link.js";
@@ -25,13 +28,21 @@ function start() {
       link.writeNow();
       return location.href;
     },
-    // the address's embed-origin values that are not origins (host-messages.js): said for as long as the page is open
-    notices: embedOptions.rejected.map((value) => `The address's embed-origin "${value}" is not an origin (scheme://host, with :port if any, no path): the state is not sent to it.`),
+    // the address's embed-origin values that are not origins (host-messages.js): said for as long as the page is
+    // open, each a message of the catalog (lib/shown.js), written in the figure's language when shown
+    notices: embedOptions.rejected.map((value) => ({ key: "page.embedOriginRejected", params: { value } })),
+    // without a link's lang (figure.js asks once build.json has arrived): not asked by the course, so a
+    // copied link does not carry it
+    chooseLanguage: (available, model) => ({ lang: chooseLanguage([model, ...navigator.languages], available), asked: false, notice: null }),
   });
   link = keepLinkInAddress(figure);
   window.attentionLive = figure.api;
   const embedding = startEmbedding(figure.api, embedOptions);
   figure.onChange(() => embedding.changed());
+  figure.onChange(() => { // the page declares the language its figure shows
+    if (root.lang !== figure.language) root.lang = figure.language;
+    if (root.dir !== figure.messages.dir) root.dir = figure.messages.dir;
+  });
   element.addEventListener("attention-live:ready", () => {
     embedding.ready();
     keepForOffline(figure.manifest, pageFolder);

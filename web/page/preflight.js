@@ -1,17 +1,57 @@
 /* Attention, live: checks that run before the page's modules, as a classic script, because where
  * they fail (a page opened from disk, a sandboxed iframe without allow-same-origin, scripts served
- * with the wrong MIME type) module scripts and workers are blocked before any of them can say why. */
-"use strict";
+ * with the wrong MIME type) module scripts and workers are blocked before any of them can say why.
+ *
+ * What it says is a message of the catalogs (web/i18n/<lang>.json, "preflight." keys), which no script
+ * could fetch where it must speak (from disk, from a sandboxed frame's opaque origin): build.py writes
+ * them into the page, a JSON block (WORDS: {lang: {key: message}}, English first). The language is the
+ * one the address asks for (its fragment's lang), else the browser's first with a catalog, else English. */
+"use strict"; // not shown
 
 (function preflight() {
+  const WORDS = "attention-live-preflight"; // the id of the page's JSON block of messages
   const root = document.documentElement;
+
+  /* The tag among `available` for the first of `asked` (language tags) that has a catalog: the tag
+   * itself, else its primary subtag ("de-CH" → "de"), case ignored; null for none (i18n/language.js's
+   * chooseLanguage, which this classic script cannot import). */
+  function chooseLanguage(asked, available) {
+    const tags = new Map(available.map((tag) => [tag.toLowerCase(), tag]));
+    for (const tag of asked) {
+      if (typeof tag !== "string" || tag.trim() === "") continue;
+      const lower = tag.trim().toLowerCase().replace(/_/g, "-");
+      const found = tags.get(lower) || tags.get(lower.split("-")[0]);
+      if (found) return found;
+    }
+    return null;
+  }
+
+  /* Message `key` of the page's language with each {name} filled from `params` (strings, as they are). */
+  function words(key, params = {}) {
+    let catalogs = {};
+    try {
+      catalogs = JSON.parse(document.getElementById(WORDS).textContent);
+    } catch {
+      // no block: the key itself shows, naming what went wrong
+    }
+    let asked = [];
+    try {
+      asked = [new URLSearchParams(location.hash.slice(1)).get("lang"), ...(navigator.languages || [])];
+    } catch {
+      // a fragment that is not URLSearchParams syntax: the browser's languages
+    }
+    const lang = chooseLanguage(asked, Object.keys(catalogs)) || "en";
+    const message = (catalogs[lang] || {})[key] || (catalogs.en || {})[key] || key;
+    return message.replace(/\{(\w+)\}/g, (whole, name) => (Object.prototype.hasOwnProperty.call(params, name) ? params[name] : whole));
+  }
   root.dataset.scripts = "running"; // hides the page's no-scripts sentence (see page.css)
   document.addEventListener("DOMContentLoaded", () => { document.getElementById("no-scripts").hidden = true; });
 
-  function stop(problem) {
+  /* The figure cannot run: its status line says why (message `key` with `params`: words). */
+  function stop(key, params) {
     root.dataset.state = "error";
     root.dataset.preflight = "failed";
-    const show = () => { document.getElementById("status").textContent = problem; };
+    const show = () => { document.getElementById("status").textContent = words(key, params); };
     if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", show);
     else show();
   }
@@ -26,7 +66,7 @@
     const folder = new URL("./", document.querySelector("script[type=module]").src).href; // the build's folder
     const name = (url) => (url.startsWith(folder) ? url.slice(folder.length) : new URL(url).pathname.split("/").pop()); // views/chips.js
     if (scriptError) {
-      stop(`The page's script ${name(scriptError.filename)} is damaged (${scriptError.message}): copy dist/ to the server again.`);
+      stop("preflight.scriptDamaged", { file: name(scriptError.filename), reason: scriptError.message });
       return;
     }
     const modules = document.querySelectorAll("script[type=module], link[rel=modulepreload]");
@@ -35,32 +75,28 @@
       try {
         response = await fetch(url, { cache: "no-cache" });
       } catch {
-        stop(`The page's script ${name(url)} could not be downloaded: check the connection, then reload the page.`);
+        stop("preflight.scriptNotDownloaded", { file: name(url) });
         return;
       }
       const type = (response.headers.get("Content-Type") || "").split(";")[0].trim();
       if (!response.ok) {
-        stop(`The page's script ${name(url)} could not be downloaded (HTTP ${response.status}): check that all of dist/ is on the server.`);
+        stop("preflight.scriptMissing", { file: name(url), status: String(response.status) });
         return;
       }
       if (!/^(text|application)\/(x-)?javascript$/.test(type)) {
-        stop(`The server sent ${name(url)} ${type ? `as ${type}` : "without a Content-Type"}, but browsers run scripts only when sent as ` +
-          "text/javascript: configure the server to send .js (and .mjs) files as text/javascript.");
+        stop(type ? "preflight.wrongType" : "preflight.noType", { file: name(url), type });
         return;
       }
     }
-    stop(`The page's scripts did not run: check that no Content-Security-Policy of the server blocks scripts ` +
-      "from this origin (the figure needs script-src 'self' 'wasm-unsafe-eval').");
+    stop("preflight.blocked");
   }
 
   if (location.protocol === "file:") {
-    stop("This page must be served over HTTP, not opened from disk: run \u201cpython3 build.py serve\u201d, " +
-      "or put the dist/ folder on any static web server.");
+    stop("preflight.fromDisk");
   } else if (self.origin === "null") {
-    stop("This page runs in a sandboxed iframe without allow-same-origin: add \u201callow-scripts " +
-      "allow-same-origin\u201d to the iframe's sandbox attribute.");
+    stop("preflight.sandboxed");
   } else if (typeof WebAssembly !== "object" || typeof Worker !== "function") {
-    stop("This browser cannot run the figure: it needs WebAssembly and Web Workers.");
+    stop("preflight.noWasm");
   } else {
     document.addEventListener("DOMContentLoaded", () => {
       if (!window.attentionLive) explainBlockedModule();
