@@ -5,11 +5,15 @@
  *   ?view=chips|choices|banner|heads|matrix|math|flash|next   which view
  *   &answers=queen|markup                                     which fixture (default queen)
  *   &width=390                                                the figure's width in CSS px (default: the page's)
+ *   &lang=de                                                  the language of its words (default en): the
+ *                                                             catalog web/i18n/<lang>.json, English's under it
  *
  * The `on` callbacks act as the figure does where the view needs an answer back (a token or head picked
  * is drawn as the new selection, a FlashAttention step moved to is drawn), and every call is recorded.
+ * The view gets the figure's `messages` option: a function returning a Messages (web/i18n/messages.js)
+ * of that catalog, as figure-views.js passes the figure's.
  * window.harness: {view, fixture, result, state, calls: [[name, ...args]], container, observers (the
- * ResizeObservers and IntersectionObservers made and not disconnected), redraw()}; then
+ * ResizeObservers and IntersectionObservers made and not disconnected), messages, redraw()}; then
  * <html data-state="ready">, or "error" with the message in #error.
  */
 
@@ -60,11 +64,23 @@ function containerOf(name) {
   return node;
 }
 
+/* The Messages of language `lang`: its catalog over English's, as the figure reads them. */
+async function messagesOf(lang) {
+  const catalog = async (tag) => {
+    const response = await fetch(`/web/i18n/${tag}.json`);
+    if (!response.ok) throw new Error(`no catalog web/i18n/${tag}.json (HTTP ${response.status})`);
+    return response.json();
+  };
+  const [{ Messages }, english] = await Promise.all([import("/web/i18n/messages.js"), catalog("en")]);
+  return lang === "en" ? new Messages("en", english) : new Messages(lang, await catalog(lang), english);
+}
+
 async function main() {
   const query = new URLSearchParams(location.search);
   const name = query.get("view");
   const fixture = revive(await (await fetch(`/tests/fixtures/answers/${query.get("answers") ?? "queen"}.json`)).json());
-  const [{ weightColours }, views] = await Promise.all([import("/web/draw/colour.js"), loadViews()]);
+  const [{ weightColours }, views, words] = await Promise.all([import("/web/draw/colour.js"), loadViews(), messagesOf(query.get("lang") ?? "en")]);
+  const messages = () => words;
   document.adoptedStyleSheets = [weightColours()]; // the chips' colour classes, as figure.js adopts them
   if (query.has("width")) document.getElementById("frame").style.width = `${Number(query.get("width"))}px`;
   const { config, view: asked } = fixture;
@@ -72,7 +88,7 @@ async function main() {
   const labels = result.labels;
   const T = result.ids.length;
   const calls = [];
-  const harness = { fixture, result, calls, observers, view: null, container: containerOf(name),
+  const harness = { fixture, result, calls, observers, messages: words, view: null, container: containerOf(name),
     state: { layer: asked.layer, head: asked.head, token: asked.token, whatIf: { scale: true, mask: true }, knockout: [], step: 0 } };
   const record = (callback) => (...args) => { calls.push([callback, ...args]); };
   const choose = (change) => { harness.state = { ...harness.state, ...change }; harness.redraw(); };
@@ -83,19 +99,19 @@ async function main() {
     return result.attention.subarray(offset, offset + T);
   };
   const made = {
-    chips: () => views.createChips(harness.container, { on: { pick: (i) => { record("pick")(i); choose({ token: i }); }, preview: record("preview") } }),
-    choices: () => views.createChoices(harness.container, { config: { count: config.n_layer }, on: { pick: (n) => { record("pick")(n); choose({ layer: n }); } } }),
-    banner: () => views.createWhatIfBanner(harness.container, {}),
-    heads: () => views.createHeadsGrid(harness.container, { config, on: { pick: (layer, head) => { record("pick")(layer, head); choose({ layer, head }); } } }),
-    matrix: () => views.createMatrix(harness.container, { on: { pick: (i) => { record("pick")(i); choose({ token: i }); }, read: record("read") } }),
-    math: () => views.createMathPanel(harness.container, { on: { whatIf: record("whatIf"), read: record("read") } }),
-    flash: () => views.createFlashSteps(harness.container, { on: { change: (change) => { record("change")(change); if (!("tile" in change)) choose(change); }, read: record("read") } }),
+    chips: () => views.createChips(harness.container, { on: { pick: (i) => { record("pick")(i); choose({ token: i }); }, preview: record("preview") }, messages }),
+    choices: () => views.createChoices(harness.container, { config: { count: config.n_layer }, on: { pick: (n) => { record("pick")(n); choose({ layer: n }); } }, messages }),
+    banner: () => views.createWhatIfBanner(harness.container, { messages }),
+    heads: () => views.createHeadsGrid(harness.container, { config, on: { pick: (layer, head) => { record("pick")(layer, head); choose({ layer, head }); } }, messages }),
+    matrix: () => views.createMatrix(harness.container, { on: { pick: (i) => { record("pick")(i); choose({ token: i }); }, read: record("read") }, messages }),
+    math: () => views.createMathPanel(harness.container, { on: { whatIf: record("whatIf"), read: record("read") }, messages }),
+    flash: () => views.createFlashSteps(harness.container, { on: { change: (change) => { record("change")(change); if (!("tile" in change)) choose(change); }, read: record("read") }, messages }),
     next: () => views.createNextToken(harness.container, { config, on: { knockout: (layer, head) => {
       record("knockout")(layer, head);
       const { knockout } = harness.state;
       const on = knockout.some(([l, h]) => l === layer && h === head);
       choose({ knockout: on ? knockout.filter(([l, h]) => l !== layer || h !== head) : [...knockout, [layer, head]] });
-    } } }),
+    } }, messages }),
   };
   let first = true;
   const drawn = {

@@ -1,5 +1,6 @@
 """The views' harness page (tests/harness/view.html) and its page object: one view drawn from a fixture
-of CPython's answers (tests/fixtures/answers/), with no worker and no Python.
+of CPython's answers (tests/fixtures/answers/), with no worker and no Python, its words from a message
+catalog (web/i18n/<lang>.json, English by default) as the figure's.
 
 The repository's root is served as it is (the views as written, not dist/'s bundle); each test opens
 the view it checks in a page of one shared Debian chromium, and fails on any page error, console error
@@ -58,12 +59,13 @@ class ViewHarness:
         self.watch = Watch(origin)
         self.page = self.watch.page(context.new_page())
 
-    def open(self, view, answers="queen", width=None):
+    def open(self, view, answers="queen", width=None, lang=None):
         """Draw ``view`` from the fixture ``answers``, the figure ``width`` CSS px wide, in a window as wide
-        (None: the page's default)."""
+        (None: the page's default), in the language ``lang`` (its catalog web/i18n/<lang>.json; None:
+        English)."""
         if width:
             self.page.set_viewport_size({"width": width, "height": 800})
-        query = f"view={view}&answers={answers}" + (f"&width={width}" if width else "")
+        query = f"view={view}&answers={answers}" + (f"&width={width}" if width else "") + (f"&lang={lang}" if lang else "")
         self.page.goto(f"{self.origin}/tests/harness/view.html?{query}")
         self.page.wait_for_selector("html:not([data-state='loading'])", state="attached")
         state = self.page.evaluate("document.documentElement.dataset.state")

@@ -134,16 +134,18 @@ export function signedPixel(value, limit) {
   return (t < 0 ? NEGATIVE_PACKED : PACKED)[step(Math.abs(t))];
 }
 
-/** The legend: a bar of the ramp from 0% to 100% and a swatch for masked keys, into `container`. */
-export function drawLegend(container) {
+/** The legend: a bar of the ramp from 0% to 100% and a swatch for masked keys, into `container`, in the
+ *  words and numbers of `messages` (i18n/messages.js); drawn again after a change of language. */
+export function drawLegend(container, messages) {
   const stops = Array.from({ length: 11 }, (_, i) => `${weightCss(i / 10)} ${i * 10}%`).join(", ");
   const bar = document.createElement("span");
   bar.className = "legend-bar";
-  bar.style.backgroundImage = `linear-gradient(to right, ${stops})`;
+  bar.style.backgroundImage = `linear-gradient(to right, ${stops})`; // not shown
   const masked = document.createElement("span");
   masked.className = "legend-masked";
   masked.style.backgroundColor = MASKED_CSS;
-  const [low, high, maskedText] = ["0%", "100%", "masked: a later token"].map((text) => {
+  const [lowest, highest] = [messages.percent(0, 0), messages.percent(1, 0)];
+  const [low, high, maskedText] = [lowest, highest, messages.text("legend.masked")].map((text) => {
     const label = document.createElement("span");
     label.textContent = text;
     return label;
@@ -153,5 +155,5 @@ export function drawLegend(container) {
   maskedItem.append(masked, maskedText);
   container.replaceChildren(low, bar, high, maskedItem);
   container.setAttribute("role", "img");
-  container.setAttribute("aria-label", "Colour scale: attention from 0% (near white) to 100% (dark blue); masked later tokens in grey");
+  container.setAttribute("aria-label", messages.text("legend.name", { low: lowest, high: highest }));
 }

@@ -41,34 +41,43 @@ export function strongestKeys(row, count) {
   return top;
 }
 
-const ENGLISH = new Intl.NumberFormat("en"); // one formatter: toLocaleString makes one per call (~0.3 ms at CPU ×4)
+/* Writing numbers: each function takes the figure's `messages` (i18n/messages.js), which writes numbers
+ * as the figure's language does (Intl.NumberFormat) and holds its words. */
 
-/** An integer `n` with thousands separators, as English writes it: 16384 → "16,384". */
-export function thousands(n) {
-  return ENGLISH.format(n);
+/** A whole number with the language's thousands separators: 16384 → "16,384" (en), "16.384" (de). */
+export function thousands(n, messages) {
+  return messages.number(n, 0);
 }
 
-/** A signed number with `digits` decimals and a true minus sign: -0.5 → "−0.500". */
-export function fixed(x, digits = 3) {
-  return (x < 0 ? "−" : "") + Math.abs(x).toFixed(digits);
+/** A signed number with `digits` decimals and a true minus sign: -0.5 → "−0.500" (en), "−0,500" (de). */
+export function fixed(x, digits, messages) {
+  return messages.number(x, digits);
 }
 
-/** Numbers as a list for a text alternative, two decimals each: "0.12, −0.50". */
-export function listed(numbers) {
-  return Array.from(numbers, (x) => fixed(x, 2)).join(", ");
+/** Numbers as a list for a text alternative, two decimals each, separated as the language separates
+ *  numbers with decimal commas: "0.12, −0.50" (en), "0,12; −0,50" (de). */
+export function listed(numbers, messages) {
+  return Array.from(numbers, (x) => messages.number(x, 2)).join(messages.text("numbers.separator"));
 }
 
-/** A probability as the figure writes it: "48.6%". */
-export function percent(weight) {
-  return `${(weight * 100).toFixed(1)}%`;
+/** A probability as the figure writes it: "48.6%" (en), "48,6 %" (de). */
+export function percent(weight, messages) {
+  return messages.percent(weight, 1);
+}
+
+/** A number in exponential notation, as JavaScript's toExponential writes it, its mantissa in the
+ *  language's way: 1.19e-7 → "1.2e-7" (en), "1,2e-7" (de); digits: the mantissa's decimals. */
+export function exponential(x, digits, messages) {
+  const [mantissa, exponent] = x.toExponential(digits).split("e");
+  return messages.text("numbers.exponential", { mantissa: messages.number(Number(mantissa), digits), exponent });
 }
 
 /** An entropy in bits as the figure writes it: "1.61 bits" (a rounding -0 as 0). */
-export function bitsText(bits) {
-  return `${Math.abs(bits).toFixed(2)} bits`;
+export function bitsText(bits, messages) {
+  return messages.text("numbers.bits", { count: Math.abs(bits), bits: messages.number(Math.abs(bits), 2) });
 }
 
 /** The query as the figure names it: "«said» (token 8 of 16)" (1-based, as on screen). */
-export function queryText(labels, token) {
-  return `«${labels[token]}» (token ${token + 1} of ${labels.length})`;
+export function queryText(labels, token, messages) {
+  return messages.text("numbers.query", { label: labels[token], index: token + 1, count: labels.length });
 }

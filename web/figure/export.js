@@ -9,6 +9,9 @@
  *   legend      the colour scale
  *   panels      those open on the page: all heads, the matrix, the math, the next token
  *
+ * Every word and number is written by the figure's Messages (i18n/messages.js), in its language: the
+ * views' own words, and this file's (export.*), the file's name included.
+ *
  * Labels are <text> in generic font families (sans-serif, monospace): no font files, no requests;
  * heatmaps and strips are PNG data inside the SVG. The PNG is that SVG drawn at twice its size (or
  * the screen's device pixel ratio, if larger), at most MAX_PNG_SIDE px on a side and MAX_PNG_PIXELS in
@@ -16,10 +19,10 @@
  */
 import { MASKED_CSS, needsLightText, weightCss } from "../draw/colour.js";
 import { paintHeatmap } from "../draw/heatmap.js";
-import { GLOSSES, mathText, stripsOf } from "../views/math-panel.js";
+import { glosses, mathText, stripsOf, tableHeads } from "../views/math-panel.js";
 import { paintStrip, stripSize } from "../draw/strip.js";
 import { ROW_LABELS, cellSize, describeRow, labelEvery } from "../views/matrix.js";
-import { checkpointText } from "../views/learn.js";
+import { checkpointParams } from "../views/learn.js";
 import { nextText } from "../views/next-token.js";
 import { headOffset, keysSeen, percent, queryText } from "../draw/numbers.js";
 import { whatIfText } from "../views/what-if-banner.js";
@@ -46,23 +49,28 @@ export function pngScale(width, height, wanted) {
 /* A section: its SVG and the height it takes, from a top edge `y`. */
 const section = (svg, height) => ({ svg, height });
 
-function caption(snapshot, width) {
+function caption(snapshot, width, messages) {
   const { result, state, config } = snapshot;
   const T = result.ids.length;
-  const query = T === 0 ? "no tokens" : `query ${queryText(result.labels, state.token)}`;
-  const line = `Attention, live · ${config.n_layer}-layer toy GPT · layer ${state.layer}, head ${state.head} · ${query}`;
+  const params = { layers: config.n_layer, layer: state.layer, head: state.head };
+  const line = T === 0 ? messages.text("export.captionEmpty", params)
+    : messages.text("export.caption", { ...params, query: queryText(result.labels, state.token, messages) });
   const lines = wrap(line, width, 15).map((words) => ({ words, colour: INK, weight: "bold" }));
-  if (snapshot.checkpoint) lines.push(...wrap(`Training ${checkpointText(...snapshot.checkpoint)}`, width, 13).map((words) => ({ words, colour: INK, weight: "normal" })));
-  const whatIf = whatIfText(state);
+  if (snapshot.checkpoint) {
+    const [shown, last] = snapshot.checkpoint;
+    const training = messages.text(shown.step === last.step ? "export.checkpointTrained" : "export.checkpoint", checkpointParams(shown, last, messages));
+    lines.push(...wrap(training, width, 13).map((words) => ({ words, colour: INK, weight: "normal" })));
+  }
+  const whatIf = whatIfText(state, messages);
   if (whatIf) lines.push(...wrap(whatIf, width, 13).map((words) => ({ words, colour: "#7a2e0e", weight: "bold" })));
   return (y) => section(lines.map(({ words, colour, weight }, i) => text(MARGIN, y + 16 + i * 20, words, { size: i === 0 ? 15 : 13, fill: colour, "font-weight": weight })).join(""), lines.length * 20 + 8);
 }
 
-function chips(snapshot, width) {
+function chips(snapshot, width, messages) {
   const { result, state } = snapshot;
   const T = result.ids.length;
   return (top) => {
-    if (T === 0) return section(text(MARGIN, top + 16, "No tokens.", { fill: MUTED, "font-style": "italic" }), 24);
+    if (T === 0) return section(text(MARGIN, top + 16, messages.text("export.noTokens"), { fill: MUTED, "font-style": "italic" }), 24);
     const { token } = state;
     const offset = headOffset(result, state.layer, state.head) + token * T;
     const causal = keysSeen(result, state, token) === token + 1;
@@ -81,7 +89,7 @@ function chips(snapshot, width) {
       const ink = weight === null ? "#98a2b3" : needsLightText(weight) ? "#fff" : "#111";
       parts.push(tag("rect", { x, y, width: w, height: CHIP_HEIGHT, rx: 5, fill: weight === null ? "url(#masked)" : weightCss(weight), stroke: BORDER, "stroke-dasharray": weight === null ? "3 2" : null }));
       parts.push(text(x + w / 2, y + 18, label, { size: 15, family: MONO, fill: ink, "text-anchor": "middle" }));
-      if (weight !== null) parts.push(text(x + w / 2, y + 33, percent(weight), { size: 11, fill: ink, "text-anchor": "middle" }));
+      if (weight !== null) parts.push(text(x + w / 2, y + 33, percent(weight, messages), { size: 11, fill: ink, "text-anchor": "middle" }));
       if (j < reused) parts.push(tag("rect", { x: x + 1, y: y + CHIP_HEIGHT - 4, width: w - 2, height: 3, fill: "#98a2b3" }));
       if (j === token) parts.push(tag("rect", { x: x - 3, y: y - 3, width: w + 6, height: CHIP_HEIGHT + 6, rx: 7, fill: "none", stroke: QUERY, "stroke-width": 2 }));
       x += w + GAP;
@@ -90,13 +98,18 @@ function chips(snapshot, width) {
   };
 }
 
-function legend() {
+/* The legend, as the page's (colour.js drawLegend): its ends and the masked swatch placed after the
+ * words as they measure (another language's may be longer). */
+function legend(messages) {
+  const [low, high, masked] = [messages.percent(0, 0), messages.percent(1, 0), messages.text("legend.masked")];
+  const bar = MARGIN + Math.max(24, measure(low, 12) + 6);
+  const swatch = bar + 150 + Math.max(46, measure(high, 12) + 12);
   return (y) => section([
-    text(MARGIN, y + 14, "0%", { size: 12, fill: MUTED }),
-    tag("rect", { x: MARGIN + 24, y: y + 4, width: 144, height: 12, fill: "url(#ramp)", stroke: "#98a2b3" }),
-    text(MARGIN + 174, y + 14, "100%", { size: 12, fill: MUTED }),
-    tag("rect", { x: MARGIN + 220, y: y + 4, width: 12, height: 12, fill: MASKED_CSS, stroke: "#98a2b3" }),
-    text(MARGIN + 238, y + 14, "masked: a later token", { size: 12, fill: MUTED }),
+    text(MARGIN, y + 14, low, { size: 12, fill: MUTED }),
+    tag("rect", { x: bar, y: y + 4, width: 144, height: 12, fill: "url(#ramp)", stroke: "#98a2b3" }),
+    text(bar + 150, y + 14, high, { size: 12, fill: MUTED }),
+    tag("rect", { x: swatch, y: y + 4, width: 12, height: 12, fill: MASKED_CSS, stroke: "#98a2b3" }),
+    text(swatch + 18, y + 14, masked, { size: 12, fill: MUTED }),
   ].join(""), 24);
 }
 
@@ -112,7 +125,7 @@ function heatmap(result, layer, head) {
   return canvas;
 }
 
-function headsGrid(snapshot, width) {
+function headsGrid(snapshot, width, messages) {
   const { result, state, config } = snapshot;
   const T = result.ids.length;
   const size = Math.min(104, Math.floor((width - (config.n_head - 1) * 8) / config.n_head));
@@ -128,14 +141,14 @@ function headsGrid(snapshot, width) {
         }
         const selected = layer === state.layer && head === state.head;
         parts.push(tag("rect", { x: x - 2, y: y - 2, width: size + 4, height: size + 4, rx: 4, fill: "none", stroke: selected ? ACCENT : BORDER, "stroke-width": selected ? 3 : 1 }));
-        parts.push(text(x + size / 2, y + size + 15, `layer ${layer} · head ${head}`, { size: 11, fill: INK, "text-anchor": "middle" }));
+        parts.push(text(x + size / 2, y + size + 15, messages.text("heads.caption", { layer, head }), { size: 11, fill: INK, "text-anchor": "middle" }));
       }
     }
     return section(parts.join(""), config.n_layer * (size + 24));
   };
 }
 
-function matrix(snapshot, width) {
+function matrix(snapshot, width, messages) {
   const { result, state } = snapshot;
   const T = result.ids.length;
   const cell = cellSize(T, width);
@@ -153,7 +166,7 @@ function matrix(snapshot, width) {
       parts.push(text(left + middle + 4, cells - 4, result.labels[i], { size: 11, family: MONO, fill: INK, transform: `rotate(-90 ${left + middle + 4} ${cells - 4})` }));
     }
     parts.push(tag("rect", { x: left, y: cells + state.token * cell, width: T * cell, height: Math.max(cell, 2), fill: "none", stroke: QUERY, "stroke-width": 2 }));
-    const lines = wrap(describeRow(result, state, state.token), width, 13);
+    const lines = wrap(describeRow(result, state, state.token, messages), width, 13);
     lines.forEach((line, i) => parts.push(text(MARGIN, cells + T * cell + 20 + i * 18, line, { size: 13, fill: INK })));
     return section(parts.join(""), columns + T * cell + 10 + lines.length * 18);
   };
@@ -167,24 +180,26 @@ function strip(rows, limit, gloss, x, y) {
   return { svg: text(x, y + 12, gloss, { size: 11, fill: MUTED }) + pixelImage(canvas, x, y + 18, width, height), width, height: 18 + height };
 }
 
-function math(snapshot, width) {
+function math(snapshot, width, messages) {
   const { result, explained } = snapshot;
   return (top) => {
-    if (!explained || explained.weights.length !== result.ids.length) return section(text(MARGIN, top + 14, "The math is shown once the live model has computed it.", { size: 13, fill: MUTED }), 22);
-    const words = mathText(explained, result.labels, result.cache);
+    if (!explained || explained.weights.length !== result.ids.length) return section(text(MARGIN, top + 14, messages.text("export.mathWaiting"), { size: 13, fill: MUTED }), 22);
+    const words = mathText(explained, result.labels, result.cache, messages);
+    const gloss = glosses(messages);
+    const heads = tableHeads(messages);
     const parts = words.formula.map((line, i) => text(MARGIN, top + 14 + i * 18, line, { size: 13, family: MONO, fill: INK }));
     let y = top + words.formula.length * 18 + 6;
     const strips = stripsOf(explained);
     let x = MARGIN;
     let tallest = 0;
     for (const name of ["q", "k", "v"]) { // side by side, wrapped as the page wraps them
-      const room = Math.max(stripSize(strips[name]).width, measure(GLOSSES[name], 11));
+      const room = Math.max(stripSize(strips[name]).width, measure(gloss[name], 11));
       if (x > MARGIN && x + room > MARGIN + width) {
         x = MARGIN;
         y += tallest + 12;
         tallest = 0;
       }
-      const drawn = strip(strips[name], strips.limit, GLOSSES[name], x, y);
+      const drawn = strip(strips[name], strips.limit, gloss[name], x, y);
       parts.push(drawn.svg);
       x += room + 24;
       tallest = Math.max(tallest, drawn.height);
@@ -199,14 +214,14 @@ function math(snapshot, width) {
       y += 16;
     }
     y += 16;
-    parts.push(row(["key token", "q·k", "÷ √d_k", "weight"], true, INK));
+    parts.push(row(heads.columns, true, INK));
     for (const { cells, masked } of words.rows) {
       y += 17;
       parts.push(row(cells, false, masked ? MUTED : INK));
     }
     y += 19;
-    parts.push(row(["sum", "", "", words.sum], true, INK));
-    const output = strip(strips.output, strips.limit, GLOSSES.output, MARGIN, y + 8);
+    parts.push(row([heads.sum, "", "", words.sum], true, INK));
+    const output = strip(strips.output, strips.limit, gloss.output, MARGIN, y + 8);
     parts.push(output.svg);
     y += 8 + output.height + 18;
     for (const [sentence, size, fill] of [[words.output, 13, INK], [words.cache, 12, MUTED]]) {
@@ -219,16 +234,16 @@ function math(snapshot, width) {
   };
 }
 
-function nextToken(snapshot, width) {
+function nextToken(snapshot, width, messages) {
   const { result, predicted } = snapshot;
   return (top) => {
-    if (!predicted || result.ids.length === 0) return section(text(MARGIN, top + 14, "The prediction is shown once the live model has computed it.", { size: 13, fill: MUTED }), 22);
-    const words = nextText(predicted, result.labels);
+    if (!predicted || result.ids.length === 0) return section(text(MARGIN, top + 14, messages.text("export.nextWaiting"), { size: 13, fill: MUTED }), 22);
+    const words = nextText(predicted, result.labels, messages);
     const parts = [text(MARGIN, top + 14, words.heading, { size: 13, fill: INK })];
     const bar = Math.max(40, Math.min(200, width - 330));
     words.candidates.forEach((candidate, i) => {
       const y = top + 24 + i * 20;
-      parts.push(text(MARGIN, y + 12, `${i + 1}. ${candidate.label}`, { size: 13, family: MONO, fill: INK }));
+      parts.push(text(MARGIN, y + 12, messages.text("export.candidate", { rank: i + 1, label: candidate.label }), { size: 13, family: MONO, fill: INK }));
       parts.push(tag("rect", { x: MARGIN + 120, y: y + 2, width: bar, height: 12, rx: 2, fill: "#f2f4f7" }));
       parts.push(tag("rect", { x: MARGIN + 120, y: y + 2, width: bar * candidate.p, height: 12, rx: 2, fill: ACCENT }));
       parts.push(text(MARGIN + 130 + bar, y + 12, candidate.p_text, { size: 12, fill: INK }));
@@ -248,14 +263,17 @@ function definitions() {
 }
 
 /** The SVG document (a string) of `snapshot`: {result, state, config, explained (Figure.explain's
- *  answer, or null), predicted (Figure.predict's, or null), width (CSS px of the figure on the page)}. */
-export function figureSvg(snapshot) {
+ *  answer, or null), predicted (Figure.predict's, or null), checkpoint ([shown, last] of "Watch it
+ *  learn", or null), width (CSS px of the figure on the page)}, in the words and numbers of `messages`
+ *  (the figure's Messages, i18n/messages.js; default: the snapshot's `messages`, where it has them). */
+export function figureSvg(snapshot, messages = snapshot.messages) {
   const { state } = snapshot;
   const width = Math.max(MIN_WIDTH, Math.round(snapshot.width)) - 2 * MARGIN; // the matrix (≤ 96 + 480 px) fits
-  const sections = [caption(snapshot, width), chips(snapshot, width), legend()];
-  const panels = { heads: ["All heads at once", headsGrid], matrix: ["This head's whole attention matrix", matrix], math: ["Show the math", math], next: ["The next token", nextToken] };
+  const sections = [caption(snapshot, width, messages), chips(snapshot, width, messages), legend(messages)];
+  // each panel under its title on the page (the summaries' words: figure.html's, in the catalog)
+  const panels = { heads: ["markup.heads", headsGrid], matrix: ["markup.matrix", matrix], math: ["markup.math", math], next: ["markup.next", nextToken] };
   for (const [name, [title, draw]] of Object.entries(panels)) {
-    if (state.panels[name]) sections.push(heading(title), draw(snapshot, width));
+    if (state.panels[name]) sections.push(heading(messages.text(title)), draw(snapshot, width, messages));
   }
   let y = MARGIN - 4;
   const body = sections.map((place) => {
@@ -264,14 +282,15 @@ export function figureSvg(snapshot) {
     return svg;
   }).join("");
   const T = snapshot.result.ids.length;
-  const title = `Attention, live: layer ${state.layer}, head ${state.head}`;
-  const description = T === 0 ? "No tokens." : `${T} tokens; ${describeRow(snapshot.result, state, state.token)}`;
+  const title = messages.text("export.title", { layer: state.layer, head: state.head });
+  const description = T === 0 ? messages.text("export.noTokens")
+    : messages.text("export.description", { count: T, row: describeRow(snapshot.result, state, state.token, messages) });
   return svgDocument(width + 2 * MARGIN, Math.ceil(y + MARGIN), title, description, definitions(), body);
 }
 
 /** The PNG of an SVG document `svg`, `wanted` device pixels per CSS px (capped: pngScale):
- *  {blob, scale}. */
-export async function svgToPng(svg, wanted) {
+ *  {blob, scale}; `messages` (i18n/messages.js) words its error, which the figure's status shows. */
+export async function svgToPng(svg, wanted, messages) {
   const url = URL.createObjectURL(new Blob([svg], { type: "image/svg+xml" }));
   try {
     const image = new Image();
@@ -282,7 +301,7 @@ export async function svgToPng(svg, wanted) {
     canvas.width = Math.floor(image.naturalWidth * scale); // floor: never past the limits
     canvas.height = Math.floor(image.naturalHeight * scale);
     canvas.getContext("2d").drawImage(image, 0, 0, canvas.width, canvas.height);
-    const blob = await new Promise((resolve, reject) => canvas.toBlob((png) => (png ? resolve(png) : reject(new Error("the browser could not write the PNG"))), "image/png"));
+    const blob = await new Promise((resolve, reject) => canvas.toBlob((png) => (png ? resolve(png) : reject(new Error(messages.text("export.pngFailed")))), "image/png"));
     return { blob, scale };
   } finally {
     URL.revokeObjectURL(url);
@@ -290,8 +309,8 @@ export async function svgToPng(svg, wanted) {
 }
 
 /** A short file-name slug of `text`: its first words, lower case, letters and digits joined by "-"
- *  (at most 40 characters; "text" when none are left). */
-export function slug(text) {
+ *  (at most 40 characters; `none` when none are left). */
+export function slug(text, none = "text") {
   const words = text.normalize("NFKD").toLowerCase().replace(/[^a-z0-9]+/g, " ").trim().split(" ").filter(Boolean);
   let name = "";
   for (const word of words) {
@@ -299,19 +318,24 @@ export function slug(text) {
     if (longer.length > 40) break;
     name = longer;
   }
-  return name || "text";
+  return name || none;
 }
 
-/** The file of `snapshot` in `format` ("svg" or "png"): {file, note}; `file` a File (a Blob with a
- *  name such as "attention-live-then-the-queen-l2h3.png"), `note` "" or, for a PNG drawn at less than
- *  the scale it asked for, a sentence saying so. */
-export async function exportFigure(snapshot, format) {
-  const svg = figureSvg(snapshot);
-  const step = snapshot.checkpoint ? `-step${snapshot.checkpoint[0].step}` : "";
-  const name = `attention-live-${slug(snapshot.result.text)}-l${snapshot.state.layer}h${snapshot.state.head}${step}.${format}`;
+/** The file of `snapshot` (see figureSvg) in `format` ("svg" or "png"), in the language of `messages`
+ *  (the figure's Messages, i18n/messages.js: the image's words and numbers, and those of its name;
+ *  default: the snapshot's `messages`):
+ *  {file, note}; `file` a File (a Blob with a name such as "attention-live-then-the-queen-l2h3.png"),
+ *  `note` "" or, for a PNG drawn at less than the scale it asked for, a sentence saying so. */
+export async function exportFigure(snapshot, format, messages = snapshot.messages) {
+  const svg = figureSvg(snapshot, messages);
+  // the name's numbers in ASCII digits, whatever the language writes (a file name travels between systems)
+  const { layer, head } = snapshot.state;
+  const params = { text: slug(snapshot.result.text, messages.text("export.fileNoText")), layer: String(layer), head: String(head), format };
+  const name = snapshot.checkpoint ? messages.text("export.fileNameStep", { ...params, step: String(snapshot.checkpoint[0].step) })
+    : messages.text("export.fileName", params);
   if (format === "svg") return { file: new File([svg], name, { type: "image/svg+xml" }), note: "" };
   const wanted = Math.max(2, window.devicePixelRatio || 1);
-  const { blob, scale } = await svgToPng(svg, wanted);
-  const note = scale < wanted ? `drawn at ${scale.toFixed(1)}× instead of ${wanted}×, the largest image the browser can make of it` : "";
+  const { blob, scale } = await svgToPng(svg, wanted, messages);
+  const note = scale < wanted ? messages.text("export.scaled", { scale: messages.number(scale, 1), wanted }) : "";
   return { file: new File([blob], name, { type: blob.type }), note };
 }

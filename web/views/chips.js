@@ -8,8 +8,11 @@
  *   "«␣her», token 12 of 16, masked (a later token)");
  *   aria-pressed="true" on the query
  *
- * createChips(container, {on: {pick(index), preview(index | null)}}) → {draw(props), clear(message), destroy()}
+ * createChips(container, {on: {pick(index), preview(index | null)}, messages}) → {draw(props), clear(message),
+ *   language(), destroy()}
  *   pick: a chip clicked, or moved to by the keyboard; preview: the pointer over a chip (null: left it).
+ *   messages: a function returning the figure's current Messages (i18n/messages.js), read at each draw;
+ *   language() writes again the words that only a new token writes (each chip's title, the empty text).
  *   props (each group optional: a group left out keeps what is drawn):
  *     labels: string[T], ids: number[T]      the tokens (their chips; [] shows "Type something above…")
  *     row: Float32Array [T]                  the query's row of the selected head: weight of keys 0..T-1
@@ -31,24 +34,25 @@ import { percent as written } from "../draw/numbers.js";
 import { whenPaused } from "../lib/when-paused.js";
 
 const PARTIAL = /\u27e8[0-9A-F]{2}( [0-9A-F]{2})*\u27e9/; // ⟨C3 A9⟩: bytes of a character split across tokens
-const EMPTY = "Type something above to see its tokens.";
 
-function describe(label, index, id) {
-  const partial = PARTIAL.test(label) ? " · ⟨hex⟩ are UTF-8 bytes of a character that this token holds only part of" : "";
-  return `token ${index + 1} (id ${id}): ${label}${partial}`;
+/* A chip's title: its place, its id (written without grouping: a name, not a quantity) and its label. */
+function describe(label, index, id, messages) {
+  const params = { index: index + 1, id: messages.number(id, 0, false), label };
+  return messages.text(PARTIAL.test(label) ? "chips.titlePartial" : "chips.title", params);
 }
 
 function setAttribute(node, name, value) {
   if (node.getAttribute(name) !== value) node.setAttribute(name, value);
 }
 
-export function createChips(container, { on }) {
+export function createChips(container, { on, messages }) {
   const listening = new AbortController(); // destroy() removes every listener added here
   const { signal } = listening;
   /* One record per chip, in token order: {chip, index, label, tokenId, percentText (its text changes on
    * most keystrokes), shown: what the last weights wrote (query, preview, weight, colour)}. */
   const records = [];
   const nameWriter = whenPaused(container);
+  let showsEmpty = false; // the chips' own empty text is shown (not a caller's message)
 
   function makeRecord(index) {
     const chip = document.createElement("button");
@@ -69,8 +73,13 @@ export function createChips(container, { on }) {
 
   /* One chip per label, reusing the chips already there (typing changes few of them). */
   function drawTokens(labels, ids) {
-    if (labels.length === 0) return clear(EMPTY);
+    if (labels.length === 0) {
+      clear(messages().text("chips.empty"));
+      showsEmpty = true;
+      return;
+    }
     container.querySelector(".empty")?.remove();
+    showsEmpty = false;
     labels.forEach((label, index) => {
       if (!records[index]) {
         records[index] = makeRecord(index);
@@ -81,7 +90,7 @@ export function createChips(container, { on }) {
         record.tokenId = ids[index];
         record.chip.firstChild.textContent = label;
         record.label = label;
-        record.chip.title = describe(label, index, ids[index]);
+        record.chip.title = describe(label, index, ids[index], messages());
       }
     });
     while (records.length > labels.length) records.pop().chip.remove();
@@ -92,6 +101,7 @@ export function createChips(container, { on }) {
    * a new style, layout or paint. */
   function drawWeights(row, query, previewing, causal) {
     const T = records.length;
+    const words = messages();
     const names = [];
     for (const record of records) {
       const { chip, index, shown } = record;
@@ -130,9 +140,12 @@ export function createChips(container, { on }) {
       chip.classList.toggle("strong", needsLightText(weight));
       setColour(record, weightClass(weight));
       chip.dataset.weight = String(weight);
-      record.percentText.data = written(weight); // the same text node: no new layout object per keystroke
+      record.percentText.data = written(weight, words); // the same text node: no new layout object per keystroke
     }
-    const writeNames = () => names.forEach(([record, weight]) => setAttribute(record.chip, "aria-label", nameOf(record, weight, T)));
+    const writeNames = () => {
+      const later = messages(); // the language when they are written
+      names.forEach(([record, weight]) => setAttribute(record.chip, "aria-label", nameOf(record, weight, T, later)));
+    };
     if (container.contains(focusedIn(container))) {
       nameWriter.nothingLater();
       writeNames();
@@ -157,6 +170,7 @@ export function createChips(container, { on }) {
   /** No chips: `message` in their place (none for ""). */
   function clear(message = "") {
     records.length = 0;
+    showsEmpty = false;
     nameWriter.nothingLater();
     if (!message) return container.replaceChildren();
     const empty = document.createElement("p");
@@ -179,19 +193,30 @@ export function createChips(container, { on }) {
   }
   container.addEventListener("keydown", onKey, { signal });
 
+  /** After a change of the figure's language: the words written only with a new token (each chip's
+   *  title, the empty text); the names follow with the next draw of the weights. */
+  function language() {
+    const words = messages();
+    for (const record of records) {
+      if (record.label !== undefined) record.chip.title = describe(record.label, record.index, record.tokenId, words);
+    }
+    if (showsEmpty) container.querySelector(".empty").textContent = words.text("chips.empty");
+  }
+
   /** Remove the chips, every listener added here and the names waiting to be written. */
   function destroy() {
     listening.abort();
     clear();
   }
 
-  return { draw, clear, destroy };
+  return { draw, clear, language, destroy };
 }
 
 /** A chip's accessible name (see above); `weight` null where the key is masked. */
-function nameOf(record, weight, T) {
-  const place = `token ${record.index + 1} of ${T}`;
-  return weight === null ? `«${record.label}», ${place}, masked (a later token)` : `«${record.label}» ${written(weight)}, ${place}`;
+function nameOf(record, weight, T, messages) {
+  const params = { label: record.label, index: record.index + 1, count: T };
+  if (weight === null) return messages.text("chips.nameMasked", params);
+  return messages.text("chips.name", { ...params, percent: written(weight, messages) });
 }
 
 /* A chip's background: the weight class `colour` (colour.js), or none (undefined: masked). */

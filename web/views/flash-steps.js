@@ -8,9 +8,11 @@
  *   .flash-result      output = acc / ℓ beside the ordinary output, and their largest difference
  *   .flash-memory      the scores held: B instead of T for one query, B × B instead of T × T for the head
  *
- * createFlashSteps(container, {on: {change({step} | {tile, step}), read(text)}}) → {draw(props), clear(message), destroy()}
+ * createFlashSteps(container, {on: {change({step} | {tile, step}), read(text)}, messages}) → {draw(props), clear(message), destroy()}
  *   change: the tile shown or the tile size asked for (the figure's view state, view-state.js: flash);
- *   read: each step's words (with props.announce), for the live region.
+ *   read: each step's words (with props.announce), for the live region; messages: a function returning
+ *   the figure's current Messages (i18n/messages.js), read at each draw (the controls' words are
+ *   written once, when made).
  *   props (each group optional: a group left out keeps what is drawn):
  *     flashed: the answer of Figure.flash: {steps: [{keys: [first, last], skipped: boolean, m, l, rescale:
  *              number, acc: Float32Array [d_k]}], output, reference_output: Float32Array [d_k], max_abs_diff,
@@ -24,79 +26,89 @@
  * the step's region move through the tiles too.
  */
 import { element, setHidden, setText } from "../lib/dom.js";
-import { fixed, listed, thousands } from "../draw/numbers.js";
+import { exponential, fixed, listed, thousands } from "../draw/numbers.js";
 import { paintStrip } from "../draw/strip.js";
 
 export const TILE_SIZES = [4, 8, 16, 32, 64];
-const kilobytes = (bytes) => (bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`);
-
-/** The words of one tile shown (`flashed`, `labels`, the tile's index `step`), shared with the tests:
- *  {title, lines: [m, ℓ, rescale] or the mask's sentence, acc (the strip's text alternative)}. */
-export function stepText(flashed, labels, step) {
-  const { steps, token } = flashed;
-  const { keys: [first, last], skipped, m, l, rescale, acc } = steps[step];
-  const span = first === last ? `key ${first + 1}, «${labels[first]}»` : `keys ${first + 1}–${last + 1}, «${labels[first]}» to «${labels[last]}»`;
-  const title = `Tile ${step + 1} of ${steps.length}: ${span}.`;
-  if (skipped) {
-    return { title, lines: [`Skipped: every key of this tile comes after the query «${labels[token]}», so the causal mask hides them all; m, ℓ and the output stay as they were.`],
-      acc: `Running output after tile ${step + 1}, unchanged: ${listed(acc)}` };
-  }
-  const lines = [
-    `m = ${fixed(m)}: the largest scaled score q·k/√d_k so far.`,
-    `ℓ = ${fixed(l)}: the running sum of exp(score − m).`,
-    step === 0 ? "rescale = exp(m_old − m_new) = 0: nothing was summed before the first tile."
-      : `rescale = exp(m_old − m_new) = ${fixed(rescale, 4)}: ℓ and the output so far were multiplied by it${rescale === 1 ? " (m did not change)" : ", since m grew"}.`,
-  ];
-  return { title, lines, acc: `Running output after tile ${step + 1} (not yet divided by ℓ): ${listed(acc)}` };
+/* A size in bytes as the memory line writes it: "16 B", "2.3 KB". */
+function bytesText(bytes, messages) {
+  return bytes < 1024 ? messages.text("flash.bytes", { bytes }) : messages.text("flash.kilobytes", { kilobytes: messages.number(bytes / 1024, 1) });
 }
 
-/** The closing words: {result: output = acc/ℓ against the ordinary output, memory: the scores held}. */
-export function resultText(flashed) {
+/** The words of one tile shown (`flashed`, `labels`, the tile's index `step`) in the language of
+ *  `messages`, shared with the tests: {title, lines: [m, ℓ, rescale] or the mask's sentence, acc (the
+ *  strip's text alternative)}. */
+export function stepText(flashed, labels, step, messages) {
+  const { steps, token } = flashed;
+  const { keys: [first, last], skipped, m, l, rescale, acc } = steps[step];
+  const tile = { index: step + 1, count: steps.length };
+  const title = first === last ? messages.text("flash.titleKey", { ...tile, key: first + 1, label: labels[first] })
+    : messages.text("flash.titleKeys", { ...tile, first: first + 1, last: last + 1, firstLabel: labels[first], lastLabel: labels[last] });
+  if (skipped) {
+    return { title, lines: [messages.text("flash.skipped", { query: labels[token] })],
+      acc: messages.text("flash.accUnchanged", { index: step + 1, numbers: listed(acc, messages) }) };
+  }
+  const lines = [
+    messages.text("flash.m", { m: fixed(m, 3, messages) }),
+    messages.text("flash.l", { l: fixed(l, 3, messages) }),
+    step === 0 ? messages.text("flash.rescaleFirst", { rescale: 0 })
+      : messages.text(rescale === 1 ? "flash.rescaleSame" : "flash.rescaleGrew", { rescale: fixed(rescale, 4, messages) }),
+  ];
+  return { title, lines, acc: messages.text("flash.acc", { index: step + 1, numbers: listed(acc, messages) }) };
+}
+
+/** The closing words in the language of `messages`: {result: output = acc/ℓ against the ordinary
+ *  output, memory: the scores held}. */
+export function resultText(flashed, messages) {
   const { tile, max_abs_diff: diff, memory: { query, head } } = flashed;
-  const scores = (n) => `${thousands(n)} score${n === 1 ? "" : "s"}`;
+  const scores = (n) => messages.text("flash.scores", { count: n, scores: thousands(n, messages) });
   return {
-    result: `output = acc / ℓ after the last tile. Largest difference from the ordinary output: ${diff.toExponential(1)} (float32 rounding: the same sum, taken tile by tile against a running maximum).`,
-    memory: `Memory for this text, tiles of ${tile}: one query held ${scores(query.scores[0])} at a time (${kilobytes(query.bytes[0])}) `
-      + `instead of T = ${scores(query.scores[1])} (${kilobytes(query.bytes[1])}); the whole head, in ${head.tile[0]} × ${head.tile[1]} tiles, `
-      + `holds ${scores(head.scores[0])} (${kilobytes(head.bytes[0])}) instead of its T × T matrix, ${scores(head.scores[1])} (${kilobytes(head.bytes[1])}).`,
+    result: messages.text("flash.result", { difference: exponential(diff, 1, messages) }),
+    memory: messages.text("flash.memory", { tile,
+      queryScores: scores(query.scores[0]), queryBytes: bytesText(query.bytes[0], messages),
+      rowScores: scores(query.scores[1]), rowBytes: bytesText(query.bytes[1], messages),
+      tileRows: head.tile[0], tileColumns: head.tile[1],
+      headScores: scores(head.scores[0]), headBytes: bytesText(head.bytes[0], messages),
+      matrixScores: scores(head.scores[1]), matrixBytes: bytesText(head.bytes[1], messages) }),
   };
 }
 
-export function createFlashSteps(container, { on }) {
+export function createFlashSteps(container, { on, messages }) {
   const { change: onChange, read: onRead } = on;
   const listening = new AbortController(); // destroy() removes every listener added here
   const { signal } = listening;
+  const words = messages(); // the words written once, here
   const controls = element("div", "flash-controls");
-  const sizeLabel = element("label", null, "Tile size ");
+  const sizeLabel = element("label", null, `${words.text("flash.tileSize")} `);
   const size = element("select");
   size.id = "flash-tile";
-  for (const value of TILE_SIZES) size.append(new Option(`${value} keys`, String(value)));
+  for (const value of TILE_SIZES) size.append(new Option(words.text("flash.tileKeys", { count: value }), String(value)));
   size.addEventListener("change", () => onChange({ tile: Number(size.value), step: 0 }), { signal });
   sizeLabel.append(size);
   const buttons = {};
   const nav = element("span", "flash-nav");
   nav.setAttribute("role", "group");
-  nav.setAttribute("aria-label", "Step through the tiles");
-  for (const [name, text] of [["first", "First tile"], ["previous", "Previous tile"], ["next", "Next tile"], ["last", "Last tile"]]) {
-    const button = element("button", null, text);
+  nav.setAttribute("aria-label", words.text("flash.nav"));
+  for (const [name, key] of [["first", "flash.first"], ["previous", "flash.previous"], ["next", "flash.next"], ["last", "flash.last"]]) {
+    const button = element("button", null, words.text(key));
     button.type = "button";
     button.dataset.go = name;
     nav.append(button);
     buttons[name] = button;
   }
   controls.append(sizeLabel, nav);
-  const note = element("p", "flash-note", "What-ifs and knockouts do not apply here: this part computes the model's own row.");
+  const note = element("p", "flash-note", words.text("flash.note"));
   note.hidden = true;
   const stepBox = element("div", "flash-step");
   stepBox.tabIndex = 0;
   stepBox.setAttribute("role", "group");
-  stepBox.setAttribute("aria-roledescription", "tile");
+  stepBox.setAttribute("aria-roledescription", words.text("flash.role"));
   const title = element("p", "flash-title");
   const lines = element("ul", "flash-lines");
   const accCanvas = element("canvas");
   accCanvas.setAttribute("role", "img");
   accCanvas.dataset.name = "acc";
-  stepBox.append(title, lines, element("p", "gloss", "acc: the running output, Σ exp(score − m)·v over the keys so far"), accCanvas);
+  stepBox.append(title, lines, element("p", "gloss", words.text("flash.glossAcc")), accCanvas);
   const result = element("div", "flash-result");
   const flashCanvas = element("canvas");
   const plainCanvas = element("canvas");
@@ -106,7 +118,7 @@ export function createFlashSteps(container, { on }) {
   }
   const pair = element("div", "flash-pair");
   const labelled = (text, canvas) => { const figure = element("figure", "strip"); figure.append(element("figcaption", "gloss", text), canvas); return figure; };
-  pair.append(labelled("output = acc / ℓ (tile by tile)", flashCanvas), labelled("output = Σ weight·v (the ordinary way)", plainCanvas));
+  pair.append(labelled(words.text("flash.glossTiled"), flashCanvas), labelled(words.text("flash.glossPlain"), plainCanvas));
   const resultLine = element("p");
   result.append(pair, resultLine);
   const memory = element("p", "flash-memory");
@@ -149,7 +161,7 @@ export function createFlashSteps(container, { on }) {
   /* Tile `step` of `flashed` for the tokens `labels`. */
   function drawStep(flashed, labels, step, announce, whatIf) {
     if (!(flashed.steps?.length > 0) || !Number.isInteger(step) || step < 0) {
-      throw new RangeError(`flash steps: flashed.steps must hold a tile and step be a whole number ≥ 0, got ${flashed.steps?.length} tiles, step ${step}`);
+      throw new RangeError(`flash steps: flashed.steps must hold a tile and step be a whole number ≥ 0, got ${flashed.steps?.length} tiles, step ${step}`); // not shown
     }
     setHidden(note, !whatIf);
     const clamped = Math.min(step, flashed.steps.length - 1);
@@ -158,26 +170,27 @@ export function createFlashSteps(container, { on }) {
     setHidden(content, false);
     setHidden(message, true);
     if (size.value !== String(flashed.tile)) size.value = String(flashed.tile);
-    const text = stepText(flashed, labels, clamped);
+    const words = messages();
+    const text = stepText(flashed, labels, clamped, words);
     setText(title, text.title);
     while (lines.children.length > text.lines.length) lines.lastChild.remove();
     text.lines.forEach((line, i) => setText(lines.children[i] ?? lines.appendChild(element("li")), line));
-    stepBox.setAttribute("aria-label", `${text.title} Left and Right move through the tiles.`);
+    stepBox.setAttribute("aria-label", words.text("flash.stepName", { title: text.title }));
     const largest = (rows) => Math.max(...rows.map((row) => Math.max(...Array.from(row, Math.abs))));
     paintStrip(accCanvas, [flashed.steps[clamped].acc], largest(flashed.steps.map((s) => s.acc))); // one scale for every tile's acc
     accCanvas.setAttribute("aria-label", text.acc);
     const outputs = largest([flashed.output, flashed.reference_output]); // and one for the two outputs, side by side
     paintStrip(flashCanvas, [flashed.output], outputs);
     paintStrip(plainCanvas, [flashed.reference_output], outputs);
-    flashCanvas.setAttribute("aria-label", `output, tile by tile: ${listed(flashed.output)}`);
-    plainCanvas.setAttribute("aria-label", `output, the ordinary way: ${listed(flashed.reference_output)}`);
-    const closing = resultText(flashed);
+    flashCanvas.setAttribute("aria-label", words.text("flash.outputTiled", { numbers: listed(flashed.output, words) }));
+    plainCanvas.setAttribute("aria-label", words.text("flash.outputPlain", { numbers: listed(flashed.reference_output, words) }));
+    const closing = resultText(flashed, words);
     setText(resultLine, closing.result);
     setText(memory, closing.memory);
     for (const [name, end] of [["first", 0], ["previous", 0], ["next", flashed.steps.length - 1], ["last", flashed.steps.length - 1]]) {
       buttons[name].setAttribute("aria-disabled", String(clamped === end)); // not disabled: a focused button keeps its focus
     }
-    if (announce && moved) onRead(`${text.title} ${text.lines.join(" ")}`);
+    if (announce && moved) onRead([text.title, ...text.lines].join(words.text("flash.sentenceSeparator")));
   }
 
   /** Remove every listener added here; empty the container. */
@@ -187,6 +200,6 @@ export function createFlashSteps(container, { on }) {
     container.replaceChildren();
   }
 
-  clear("Waiting for the live model…");
+  clear(words.text("views.waiting"));
   return { draw, clear, destroy };
 }

@@ -9,8 +9,10 @@
  *       span.focus  how focused the selected query's row is: "1.6 bits" and a bar, its length that
  *                   entropy's share of the most the row can have (spread evenly); hidden without numbers
  *
- * createHeadsGrid(container, {config: {n_layer, n_head, block_size}, on: {pick(layer, head)}})
+ * createHeadsGrid(container, {config: {n_layer, n_head, block_size}, on: {pick(layer, head)}, messages})
  *   → {draw(props), clear(message), destroy()}
+ *   messages: a function returning the figure's current Messages (i18n/messages.js), read at each draw
+ *   (the captions are written once, when made)
  *   props: {result: {attention: Float32Array [n_layer × n_head × T × T] probabilities, shape: [n_layer,
  *          n_head, T, T], ids: number[T], labels: string[T], entropy?: Float32Array [n_layer × n_head ×
  *          T] bits, entropyEven?: Float32Array [T] bits (Python's: focus.row_entropy, even_entropy),
@@ -27,7 +29,7 @@ import { bitsText, entropyAt, headOffset, keysSeen, percent, strongestKeys } fro
 import { attentionResult, wholeNumbers } from "../lib/check.js";
 
 /* One head's thumbnail: its record {button, layer, head, canvas, rowMark}. */
-function makeThumb(layer, head, onPick, signal) {
+function makeThumb(layer, head, onPick, signal, messages) {
   const button = document.createElement("button");
   button.type = "button";
   button.className = "thumb";
@@ -41,7 +43,7 @@ function makeThumb(layer, head, onPick, signal) {
   frame.append(canvas, row);
   const caption = document.createElement("span");
   caption.className = "caption";
-  caption.textContent = `layer ${layer} · head ${head}`;
+  caption.textContent = messages.text("heads.caption", { layer, head });
   caption.setAttribute("aria-hidden", "true"); // the button's aria-label says it, with the weights
   const focus = element("span", "focus");
   focus.setAttribute("aria-hidden", "true"); // likewise
@@ -55,13 +57,14 @@ function makeThumb(layer, head, onPick, signal) {
   return { button, layer, head, canvas, rowMark: row, focus: { mark: focus, fill, bits } };
 }
 
-export function createHeadsGrid(container, { config, on }) {
+export function createHeadsGrid(container, { config, on, messages }) {
   wholeNumbers("createHeadsGrid", "config", config, ["n_layer", "n_head", "block_size"]);
   const listening = new AbortController(); // destroy() removes every listener added here
   const { signal } = listening;
   const thumbs = []; // one record per head, layer by layer (makeThumb)
+  const words = messages();
   for (let layer = 1; layer <= config.n_layer; layer++) {
-    for (let head = 1; head <= config.n_head; head++) thumbs.push(makeThumb(layer, head, on.pick, signal));
+    for (let head = 1; head <= config.n_head; head++) thumbs.push(makeThumb(layer, head, on.pick, signal, words));
   }
   const buttons = thumbs.map((thumb) => thumb.button);
   const message = element("p", "panel-message");
@@ -101,10 +104,11 @@ export function createHeadsGrid(container, { config, on }) {
 
   /** Draw `result` (see above) with the selection of `state`; repaints only for a new result. */
   function draw({ result, state }) {
-    attentionResult("heads grid", result);
+    attentionResult("heads grid", result); // not shown
     if (message.isConnected) container.replaceChildren(...buttons); // after clear()
     if (result !== painted) paint(result);
     const T = result.ids.length;
+    const words = messages();
     const active = focusedIn(container);
     const focused = buttons.includes(active);
     for (const thumb of thumbs) {
@@ -117,20 +121,21 @@ export function createHeadsGrid(container, { config, on }) {
       const entropy = T > 0 ? entropyAt(result, layer, head, state.token) : null;
       setHidden(thumb.focus.mark, entropy === null);
       // the name begins with what the button shows (its caption, then its focus mark), as WCAG 2.5.3 asks
-      let label = `layer ${layer}, head ${head}${entropy === null ? "" : `, ${bitsText(entropy)}`}`;
+      let label = words.text("heads.name", { layer, head });
       if (T > 0) {
         row.style.top = `${(100 * state.token) / T}%`;
         row.style.height = `${100 / T}%`;
         const offset = headOffset(result, layer, head) + state.token * T;
         const weights = result.attention.subarray(offset, offset + keysSeen(result, thumb, state.token));
         const [key] = strongestKeys(weights, 1);
-        label += `: «${result.labels[state.token]}» attends most to «${result.labels[key]}», ${percent(weights[key])}`;
-      }
-      if (entropy !== null) {
-        const even = result.entropyEven[state.token];
-        setText(thumb.focus.bits, bitsText(entropy));
-        thumb.focus.fill.style.width = `${even > 0 ? (100 * entropy) / even : 0}%`;
-        label += `; ${bitsText(entropy)} is the entropy of its row, at most ${bitsText(even)} when spread evenly`;
+        const strongest = { layer, head, query: result.labels[state.token], key: result.labels[key], percent: percent(weights[key], words) };
+        label = words.text("heads.nameRow", strongest);
+        if (entropy !== null) {
+          const even = result.entropyEven[state.token];
+          setText(thumb.focus.bits, bitsText(entropy, words));
+          thumb.focus.fill.style.width = `${even > 0 ? (100 * entropy) / even : 0}%`;
+          label = words.text("heads.nameFocus", { ...strongest, bits: bitsText(entropy, words), even: bitsText(even, words) });
+        }
       }
       button.setAttribute("aria-label", label);
     }

@@ -10,8 +10,10 @@
  *     p.learn-line             "step 500 of 5,000 · validation 4.31 nats/token" (role=status: said when it changes)
  *
  * createLearn(container, {checkpoints: [{step, validation}] (training order, the last the shipped
- *   model; from build.json), on: {pick(step)}}) → {draw(props), destroy()}
- *   pick(step): the reader chose the checkpoint of training step `step` (a number).
+ *   model; from build.json), on: {pick(step)}, messages}) → {draw(props), destroy()}
+ *   pick(step): the reader chose the checkpoint of training step `step` (a number); messages: a function
+ *   returning the figure's current Messages (i18n/messages.js), read at each draw (the label and the
+ *   ticks are written once, when made).
  *   props: {open: boolean (the control is open), step: number (the chosen checkpoint's step), shown: number | null (the step whose numbers
  *          are on screen; null: none yet), live: boolean (the model runs: a choice can be computed)}
  */
@@ -20,18 +22,24 @@ import { thousands } from "../draw/numbers.js";
 
 const DWELL_MS = 1200; // how long Play shows each checkpoint once it is drawn
 
-/** "step 500 of 5,000 · validation 4.31 nats/token" for `checkpoint` of the run ending at `last`. */
-export function checkpointText(checkpoint, last) {
-  const shipped = checkpoint.step === last.step ? " (the trained model)" : "";
-  return `step ${thousands(checkpoint.step)} of ${thousands(last.step)}${shipped} · validation ${checkpoint.validation.toFixed(2)} nats/token`;
+/** The numbers of the line of `checkpoint` of the run ending at `last`, written by `messages`:
+ *  {step, last, validation}; shared with the image export, whose line has words of its own. */
+export function checkpointParams(checkpoint, last, messages) {
+  return { step: thousands(checkpoint.step, messages), last: thousands(last.step, messages), validation: messages.number(checkpoint.validation, 2) };
 }
 
-export function createLearn(container, { checkpoints, on }) {
+/** "step 500 of 5,000 · validation 4.31 nats/token" for `checkpoint` of the run ending at `last`. */
+export function checkpointText(checkpoint, last, messages) {
+  return messages.text(checkpoint.step === last.step ? "learn.lineTrained" : "learn.line", checkpointParams(checkpoint, last, messages));
+}
+
+export function createLearn(container, { checkpoints, on, messages }) {
   const listening = new AbortController();
   const { signal } = listening;
   const last = checkpoints.at(-1);
   const steps = checkpoints.map((checkpoint) => checkpoint.step);
-  const play = element("button", "learn-play", "Play");
+  const words = messages(); // the words written once, here
+  const play = element("button", "learn-play", words.text("learn.play"));
   play.type = "button";
   play.setAttribute("aria-pressed", "false");
   const slider = element("input", "learn-step");
@@ -40,11 +48,11 @@ export function createLearn(container, { checkpoints, on }) {
   slider.max = String(checkpoints.length - 1);
   slider.step = "1";
   slider.id = "learn-step";
-  const label = element("label", "learn-label", "Training step");
+  const label = element("label", "learn-label", words.text("learn.label"));
   label.htmlFor = slider.id;
   const ticks = element("ol", "learn-ticks");
   ticks.setAttribute("aria-hidden", "true");
-  ticks.append(...steps.map((step) => element("li", null, thousands(step))));
+  ticks.append(...steps.map((step) => element("li", null, thousands(step, words))));
   const line = element("p", "learn-line");
   line.setAttribute("role", "status");
   const controls = element("div", "learn-controls");
@@ -60,7 +68,7 @@ export function createLearn(container, { checkpoints, on }) {
     playing = false;
     clearTimeout(dwell);
     dwell = null;
-    setText(play, "Play");
+    setText(play, messages().text("learn.play"));
     play.setAttribute("aria-pressed", "false");
   }
 
@@ -71,7 +79,7 @@ export function createLearn(container, { checkpoints, on }) {
   play.addEventListener("click", () => {
     if (playing) return stop();
     playing = true;
-    setText(play, "Pause");
+    setText(play, messages().text("learn.pause"));
     play.setAttribute("aria-pressed", "true");
     on.pick(props.step === last.step ? steps[0] : props.step); // from the start, or on from the one shown
     moveOn();
@@ -95,11 +103,13 @@ export function createLearn(container, { checkpoints, on }) {
     const index = at(props.step);
     if (slider.value !== String(index)) slider.value = String(index);
     const chosen = checkpoints[index];
-    slider.setAttribute("aria-valuetext", checkpointText(chosen, last));
+    const words = messages();
+    const chosenText = checkpointText(chosen, last, words);
+    slider.setAttribute("aria-valuetext", chosenText);
     slider.disabled = !props.live;
     play.disabled = !props.live;
     const waiting = props.shown !== props.step;
-    setText(line, props.live ? checkpointText(chosen, last) + (waiting ? " · computing…" : "") : "Waiting for the live model…");
+    setText(line, !props.live ? words.text("views.waiting") : waiting ? words.text("learn.computing", { line: chosenText }) : chosenText);
     for (const [i, tick] of Array.from(ticks.children).entries()) tick.classList.toggle("chosen", i === index);
     setHidden(ticks, false);
     moveOn();

@@ -13,8 +13,10 @@
  *                      query–key scores computed against a full recompute's
  *   .cache-growth      the T² hint: the scores a text twice as long would need
  *
- * createMathPanel(container, {on: {whatIf({scale} | {mask}), read(text)}}) → {draw(props), clear(message), destroy()}
- *   whatIf: a checkbox changed (false: that step left out); read: each keyboard read-out, for the live region.
+ * createMathPanel(container, {on: {whatIf({scale} | {mask}), read(text)}, messages}) → {draw(props), clear(message), destroy()}
+ *   whatIf: a checkbox changed (false: that step left out); read: each keyboard read-out, for the live region;
+ *   messages: a function returning the figure's current Messages (i18n/messages.js), read at each draw
+ *   (the what-ifs, the glosses and the table's heads are written once, when made).
  *   props (each group optional: a group left out keeps what is drawn):
  *     explained: the answer of Figure.explain: {q, output: Float32Array [d_k]; k, v: Float32Array[T] of
  *                [d_k] (an array of rows); scores, scaled (-Infinity where masked), weights,
@@ -57,13 +59,16 @@ function scrollBox(className, label) {
   return box;
 }
 
-/** What each strip is, in the chapter's words. */
-export const GLOSSES = {
-  q: "q: what the query token wants to know",
-  k: "k: the label on each token's catalogue drawer",
-  v: "v: what each token hands over if chosen",
-  output: "output = Σ weight_j · v_j: the blend of values this head hands to the query",
-};
+/** What each strip is, in the chapter's words, in those of `messages`: {q, k, v, output}. */
+export function glosses(messages) {
+  return { q: messages.text("math.glossQ"), k: messages.text("math.glossK"), v: messages.text("math.glossV"), output: messages.text("math.glossOutput") };
+}
+
+/** The table's column heads (key, q·k, ÷ √d_k, weight) and its foot's, in the words of `messages`;
+ *  shared with the image export. */
+export function tableHeads(messages) {
+  return { columns: ["math.columnKey", "math.columnScore", "math.columnScaled", "math.columnWeight"].map((key) => messages.text(key)), sum: messages.text("math.sum") };
+}
 
 /** The signed numbers the strips show, from `explained`: {q: [q], k, v (T rows each), output: [output],
  *  limit: the largest magnitude among them all (one scale for the four strips)}. */
@@ -75,47 +80,53 @@ export function stripsOf(explained) {
   return { q: [explained.q], k: explained.k, v: explained.v, output: [explained.output], limit };
 }
 
-/** The panel's words for `explained` (see above), the tokens `labels` and `cache`: {formula: [the
- *  formula, this head's sizes, the query], caption, rows: one per key {cells: [key, q·k, ÷√d_k,
- *  weight], masked}, sum, output, cache, strips: {q, k, v, output} text alternatives}; shared by the
- *  panel and the image export (export.js). */
-export function mathText(explained, labels, cache) {
+/** The panel's words for `explained` (see above), the tokens `labels` and `cache`, in the language of
+ *  `messages`: {formula: [the formula, this head's sizes, the query], caption, rows: one per key
+ *  {cells: [key, q·k, ÷√d_k, weight], masked}, sum, output, cache, strips: {q, k, v, output} text
+ *  alternatives}; shared by the panel and the image export (export.js). */
+export function mathText(explained, labels, cache, messages) {
   const { dk, sqrt_dk: sqrtDk, token, layer, head, scale } = explained;
   const query = labels[token];
   const [top] = strongestKeys(explained.contributions, 1);
+  const root = messages.number(sqrtDk, 2);
+  const masked = { scaled: messages.text("math.masked"), weight: messages.text("math.maskedWeight", { percent: messages.percent(0, 0) }) };
   return {
-    formula: ["Attention(Q, K, V) = softmax(QKᵀ / √d_k) V", `layer ${layer}, head ${head}: d_k = ${dk}, √d_k = ${sqrtDk.toFixed(2)}`, `query «${query}»`],
-    caption: `Query «${query}» (token ${token + 1}): each key's score q·k, the score divided by √d_k = ${sqrtDk.toFixed(2)}${scale ? "" : " (what-if: not divided)"}, and its weight after the softmax.`,
+    formula: [messages.text("math.formula"), messages.text("math.sizes", { layer, head, dk, sqrtDk: root }), messages.text("math.query", { query })],
+    caption: messages.text(scale ? "math.caption" : "math.captionNotDivided", { query, index: token + 1, sqrtDk: root }),
     rows: labels.map((label, j) => {
-      const masked = explained.scaled[j] === -Infinity; // the mask: −∞ before the softmax
+      const isMasked = explained.scaled[j] === -Infinity; // the mask: −∞ before the softmax
       return {
-        masked,
-        cells: [`«${label}»${j === token ? " (query)" : ""}`, fixed(explained.scores[j]),
-          masked ? "−∞ (masked)" : fixed(explained.scaled[j]), masked ? "→ 0%" : percent(explained.weights[j])],
+        masked: isMasked,
+        cells: [messages.text(j === token ? "math.keyQuery" : "math.key", { label }), fixed(explained.scores[j], 3, messages),
+          isMasked ? masked.scaled : fixed(explained.scaled[j], 3, messages), isMasked ? masked.weight : percent(explained.weights[j], messages)],
       };
     }),
-    sum: percent(explained.weights_sum),
-    output: `«${labels[top]}» contributed most: its weighted value is the longest (${percent(explained.weights[top])} of its v).`,
-    cache: describeCache(cache),
-    growth: describeGrowth(cache),
+    sum: percent(explained.weights_sum, messages),
+    output: messages.text("math.output", { label: labels[top], percent: percent(explained.weights[top], messages) }),
+    cache: describeCache(cache, messages),
+    growth: describeGrowth(cache, messages),
     strips: {
-      q: `q of «${query}», ${dk} numbers: ${listed(explained.q)}`,
-      k: `Keys of all ${labels.length} tokens, ${dk} numbers each (one row per token); the table below lists each key's score`,
-      v: `Values of all ${labels.length} tokens, ${dk} numbers each (one row per token); the table below lists each key's score`,
-      output: `output, ${dk} numbers: ${listed(explained.output)}`,
+      q: messages.text("math.stripQ", { query, dk, numbers: listed(explained.q, messages) }),
+      k: messages.text("math.stripK", { count: labels.length, dk }),
+      v: messages.text("math.stripV", { count: labels.length, dk }),
+      output: messages.text("math.stripOutput", { dk, numbers: listed(explained.output, messages) }),
     },
   };
 }
 
-export function createMathPanel(container, { on }) {
+/* The read-out of one number of strip `name` (q, k, v, output): `label` the token of a row of k or v. */
+const READ_MESSAGES = { q: "math.readQ", k: "math.readK", v: "math.readV", output: "math.readOutput" };
+
+export function createMathPanel(container, { on, messages }) {
   const { whatIf: onWhatIf, read: onRead } = on;
   const listening = new AbortController(); // destroy() removes every listener added here
   const { signal } = listening;
+  const words = messages(); // the words written once, here
   const formula = element("p", "math-formula");
   const whatIfs = element("fieldset", "what-ifs");
-  whatIfs.append(element("legend", null, "What-ifs, for this head only"));
+  whatIfs.append(element("legend", null, words.text("math.whatIfs")));
   const boxes = {};
-  for (const [name, text] of [["scale", "divide the scores by √d_k"], ["mask", "causal mask (later tokens hidden)"]]) {
+  for (const [name, text] of [["scale", words.text("math.whatIfScale")], ["mask", words.text("math.whatIfMask")]]) {
     const label = element("label");
     const box = element("input");
     box.type = "checkbox";
@@ -126,32 +137,33 @@ export function createMathPanel(container, { on }) {
     whatIfs.append(label);
     boxes[name] = box;
   }
-  const strips = scrollBox("math-strips", "q, k and v (scrolls)");
+  const strips = scrollBox("math-strips", words.text("math.stripsBox"));
+  const gloss = glosses(words);
   const canvases = {};
   for (const name of ["q", "k", "v"]) {
     const figure = element("figure", "strip");
     const canvas = element("canvas");
     canvas.dataset.name = name;
     canvas.setAttribute("role", "img");
-    figure.append(element("figcaption", "gloss", GLOSSES[name]), canvas);
+    figure.append(element("figcaption", "gloss", gloss[name]), canvas);
     strips.append(figure);
     canvases[name] = canvas;
   }
-  const readoutHelp = "Point at a cell of q, k or v, or focus a strip and use the arrow keys, to read its number.";
-  const readout = element("p", "strip-readout", readoutHelp);
+  const readout = element("p", "strip-readout", words.text("math.readoutHelp"));
   readout.id = "strip-readout";
   const table = element("table", "math-table");
   const caption = element("caption");
   const head = element("thead");
   head.append(element("tr"));
-  for (const name of ["key token", "q·k", "÷ √d_k", "weight"]) head.firstChild.append(element("th", null, name));
+  const heads = tableHeads(words);
+  for (const name of heads.columns) head.firstChild.append(element("th", null, name));
   const body = element("tbody");
   const foot = element("tfoot");
   const sum = element("td");
   foot.append(element("tr"));
-  foot.firstChild.append(element("th", null, "sum"), element("td"), element("td"), sum);
+  foot.firstChild.append(element("th", null, heads.sum), element("td"), element("td"), sum);
   table.append(caption, head, body, foot);
-  const tableBox = scrollBox("math-table-box", "Each key's score and weight (scrolls)");
+  const tableBox = scrollBox("math-table-box", words.text("math.tableBox"));
   tableBox.append(table);
   const rowWriter = whenPaused(table);
   tableBox.addEventListener("scroll", rowWriter.now, { signal }); // printed, when-paused.js writes every row too
@@ -160,7 +172,7 @@ export function createMathPanel(container, { on }) {
   outputCanvas.dataset.name = "output";
   outputCanvas.setAttribute("role", "img");
   const outputText = element("p");
-  output.append(element("p", "gloss", GLOSSES.output), outputCanvas, outputText);
+  output.append(element("p", "gloss", gloss.output), outputCanvas, outputText);
   const cacheLine = element("p", "cache-line");
   const growthLine = element("p", "cache-growth");
   const content = element("div");
@@ -178,8 +190,9 @@ export function createMathPanel(container, { on }) {
   function readCell(name, i, j) {
     const rows = rowsOf(name);
     Object.assign(cursor, { name, i: Math.max(0, Math.min(rows.length - 1, i)), j: Math.max(0, Math.min(rows[0].length - 1, j)) });
-    const who = name === "k" || name === "v" ? ` of «${current.labels[cursor.i]}»` : "";
-    readout.textContent = `${name}${who}, component ${cursor.j + 1} of ${rows[0].length}: ${fixed(rows[cursor.i][cursor.j])}`;
+    const words = messages();
+    readout.textContent = words.text(READ_MESSAGES[name], { label: current.labels[cursor.i], index: cursor.j + 1, count: rows[0].length,
+      value: fixed(rows[cursor.i][cursor.j], 3, words) });
   }
 
   function pointAt(event) {
@@ -214,7 +227,7 @@ export function createMathPanel(container, { on }) {
   function clear(text) {
     current = null;
     cursor.name = null;
-    readout.textContent = readoutHelp;
+    readout.textContent = messages().text("math.readoutHelp");
     setHidden(content, true);
     setText(message, text);
     setHidden(message, false);
@@ -231,14 +244,14 @@ export function createMathPanel(container, { on }) {
   /* `explained` for the tokens `labels`, with `cache` (kv_cache.cache_summary). */
   function drawExplained(explained, labels, cache) {
     if (explained.scores?.length !== labels?.length) {
-      throw new TypeError(`math panel: explained has ${explained.scores?.length} scores for ${labels?.length} labels: they must agree`);
+      throw new TypeError(`math panel: explained has ${explained.scores?.length} scores for ${labels?.length} labels: they must agree`); // not shown
     }
     const inView = content.hidden ? null : rowsInView(tableBox, body.rows);
     current = { explained, labels };
     if (cursor.name) readCell(cursor.name, cursor.i, cursor.j); // the cell read out, with the numbers drawn now
     setHidden(content, false);
     setHidden(message, true);
-    const text = mathText(explained, labels, cache);
+    const text = mathText(explained, labels, cache, messages());
     setText(formula, text.formula.join(" · "));
     boxes.scale.checked = explained.scale;
     boxes.mask.checked = explained.mask;
@@ -276,24 +289,23 @@ export function createMathPanel(container, { on }) {
     container.replaceChildren();
   }
 
-  clear("Waiting for the live model…");
+  clear(words.text("views.waiting"));
   return { draw, clear, destroy };
 }
 
 /** The KV cache line: what the last edit computed and reused, the query–key scores it computed against
  *  those a full recompute needs, and the memory held. */
-function describeCache(cache) {
+function describeCache(cache, messages) {
   if (!cache) return "";
   const [first, last] = cache.computed ?? [];
-  const computed = !cache.computed ? "nothing computed" : first === last ? `computed row ${first}` : `computed rows ${first}–${last}`;
-  return `KV cache: ${computed}; ${cache.reused} reused. This edit computed ${thousands(cache.scores_computed)} query–key scores; `
-    + `recomputing the whole text would take ${thousands(cache.scores_full)} (${thousands(cache.scores_per_head)} per head, in each of the ${cache.heads} heads). `
-    + `The cache holds ${(cache.bytes / 1024).toFixed(1)} KB (keys and values of every layer, float32).`;
+  const key = !cache.computed ? "math.cacheNone" : first === last ? "math.cacheRow" : "math.cacheRows";
+  return messages.text(key, { first, last, reused: cache.reused, computed: thousands(cache.scores_computed, messages),
+    full: thousands(cache.scores_full, messages), perHead: thousands(cache.scores_per_head, messages), heads: cache.heads,
+    kilobytes: messages.number(cache.bytes / 1024, 1) });
 }
 
 /** The T² hint under it: a text twice as long needs about four times the scores. */
-function describeGrowth(cache) {
+function describeGrowth(cache, messages) {
   if (!cache || cache.tokens === 0) return "";
-  return `Twice this text, ${thousands(cache.tokens_doubled)} tokens, would take ${thousands(cache.scores_full_doubled)} scores to recompute: `
-    + "about four times as many, since every query is scored against every earlier key (T² grows fourfold when T doubles).";
+  return messages.text("math.growth", { tokens: thousands(cache.tokens_doubled, messages), scores: thousands(cache.scores_full_doubled, messages) });
 }

@@ -13,8 +13,10 @@
  *                       rewritten once the reader pauses (when-paused.js: its 128 rows would cost a
  *                       layout per keystroke), aria-busy="true" until then
  *
- * createMatrix(container, {on: {pick(index), read(text)}}) → {draw(props), clear(message), destroy()}
- *   pick: a row (query, 0-based) clicked or moved to; read: each keyboard read-out, for the live region.
+ * createMatrix(container, {on: {pick(index), read(text)}, messages}) → {draw(props), clear(message), destroy()}
+ *   pick: a row (query, 0-based) clicked or moved to; read: each keyboard read-out, for the live region;
+ *   messages: a function returning the figure's current Messages (i18n/messages.js), read at each draw
+ *   (the table's column heads are written once, when made).
  *   props (each group optional: a group left out keeps what is drawn):
  *     result: {attention: Float32Array [n_layer × n_head × T × T] probabilities, shape: [n_layer, n_head,
  *             T, T], ids: number[T], labels: string[T], whatIf?, knockout?, precomputed?},
@@ -52,14 +54,19 @@ function rowOf(result, state, query) {
   return result.attention.subarray(offset, offset + keysSeen(result, state, query));
 }
 
-/** One query's row in words: "«said» attends most to «Alice» 48.6%, then «and» 18.5%, «Queen» 15.5%." */
-export function describeRow(result, state, query) {
+const ROW_MESSAGES = ["matrix.rowOne", "matrix.rowTwo", "matrix.rowThree"]; // by how many keys it names
+
+/** One query's row in the words of `messages`: "«said» attends most to «Alice» 48.6%, then «and» 18.5%,
+ *  «Queen» 15.5%." (at most three keys; fewer where the row has fewer). */
+export function describeRow(result, state, query, messages) {
   const row = rowOf(result, state, query);
-  const [first, ...rest] = strongestKeys(row, 3).map((j) => `«${result.labels[j]}» ${percent(row[j])}`);
-  return `«${result.labels[query]}» attends most to ${first}${rest.length ? `, then ${rest.join(", ")}` : ""}.`;
+  const top = strongestKeys(row, 3);
+  const params = { query: result.labels[query] };
+  top.forEach((j, k) => Object.assign(params, { [`key${k + 1}`]: result.labels[j], [`percent${k + 1}`]: percent(row[j], messages) }));
+  return messages.text(ROW_MESSAGES[top.length - 1], params);
 }
 
-export function createMatrix(container, { on }) {
+export function createMatrix(container, { on, messages }) {
   const { pick: onPick, read: onRead } = on;
   const listening = new AbortController(); // destroy() removes every listener added here
   const { signal } = listening;
@@ -87,7 +94,8 @@ export function createMatrix(container, { on }) {
   const caption = element("caption");
   const head = element("thead");
   head.append(element("tr"));
-  for (const name of ["query", "most attention", "second", "third"]) head.firstChild.append(element("th", null, name));
+  const words = messages();
+  for (const key of ["matrix.columnQuery", "matrix.columnFirst", "matrix.columnSecond", "matrix.columnThird"]) head.firstChild.append(element("th", null, words.text(key)));
   const body = element("tbody");
   table.append(caption, head, body);
   hidden.append(table);
@@ -101,9 +109,10 @@ export function createMatrix(container, { on }) {
 
   function readCell(query, key) {
     const { result, state } = current;
-    const [q, k] = [result.labels[query], result.labels[key]];
-    if (key >= keysSeen(result, state, query)) return `«${q}» → «${k}»: masked, a later token (0%).`;
-    return `«${q}» → «${k}»: ${percent(rowOf(result, state, query)[key])}.`;
+    const words = messages();
+    const params = { query: result.labels[query], key: result.labels[key] };
+    if (key >= keysSeen(result, state, query)) return words.text("matrix.cellMasked", { ...params, percent: words.percent(0, 0) });
+    return words.text("matrix.cell", { ...params, percent: percent(rowOf(result, state, query)[key], words) });
   }
 
   /* Outline the marked cell and read it out with the numbers drawn now (called on every draw, so a
@@ -125,7 +134,7 @@ export function createMatrix(container, { on }) {
   function unmarkCell() {
     cellMark.hidden = true;
     marked = null;
-    if (current && current.result.ids.length > 0) readout.textContent = describeRow(current.result, current.state, current.state.token);
+    if (current && current.result.ids.length > 0) readout.textContent = describeRow(current.result, current.state, current.state.token, messages());
   }
 
   function cellAt(event) {
@@ -206,15 +215,18 @@ export function createMatrix(container, { on }) {
 
   function drawTable(result, state) {
     const T = result.ids.length;
-    setText(caption, `Layer ${state.layer}, head ${state.head}: for each query token, the three earlier tokens it attends to most.`);
+    const words = messages();
+    setText(caption, words.text("matrix.tableCaption", { layer: state.layer, head: state.head }));
     while (body.rows.length > T) body.lastChild.remove();
     for (let i = 0; i < T; i++) {
       const tr = body.rows[i] ?? body.appendChild(element("tr"));
       while (tr.cells.length < 4) tr.append(element(tr.cells.length === 0 ? "th" : "td"));
       const row = rowOf(result, state, i);
       const top = strongestKeys(row, 3);
-      setText(tr.cells[0], `«${result.labels[i]}» (token ${i + 1})`);
-      for (let c = 0; c < 3; c++) setText(tr.cells[c + 1], c < top.length ? `«${result.labels[top[c]]}» ${percent(row[top[c]])}` : "");
+      setText(tr.cells[0], words.text("matrix.tableQuery", { label: result.labels[i], index: i + 1 }));
+      for (let c = 0; c < 3; c++) {
+        setText(tr.cells[c + 1], c < top.length ? words.text("matrix.tableKey", { label: result.labels[top[c]], percent: percent(row[top[c]], words) }) : "");
+      }
     }
   }
 
@@ -257,21 +269,21 @@ export function createMatrix(container, { on }) {
     placeTile();
     if (result !== shown.result || state.layer !== shown.layer || state.head !== shown.head) paint(result, state);
     const T = result.ids.length;
+    const words = messages();
     setHidden(rowMark, T === 0);
-    canvas.setAttribute("aria-label", T === 0 ? "Attention matrix: no tokens"
-      : `Attention matrix of layer ${state.layer}, head ${state.head}: ${T} × ${T}, row «${result.labels[state.token]}» selected. `
-        + "Up and Down change the query, Left and Right read its weights; the table after it lists every query's top three keys.");
+    canvas.setAttribute("aria-label", T === 0 ? words.text("matrix.nameEmpty")
+      : words.text("matrix.name", { layer: state.layer, head: state.head, count: T, query: result.labels[state.token] }));
     setHidden(box, T === 0);
     if (T === 0) {
       setHidden(cellMark, true);
       marked = null;
-      readout.textContent = "No tokens: type a sentence above to see its matrix.";
+      readout.textContent = words.text("matrix.noTokens");
       return;
     }
     Object.assign(rowMark.style, { top: `${(100 * state.token) / T}%`, height: `${100 / T}%` });
     markQueryLabel(state.token);
     if (marked) showMark();
-    else readout.textContent = describeRow(result, state, state.token);
+    else readout.textContent = describeRow(result, state, state.token, words);
   }
 
   /* Outline keys `tile.first`..`tile.last` of query `tile.token`'s row (a FlashAttention tile), or nothing for

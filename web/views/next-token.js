@@ -6,8 +6,9 @@
  *   .knockouts         one toggle button per head (aria-pressed): knocked out = its attention output
  *                      zeroed before c_proj at every position, a what-if
  *
- * createNextToken(container, {config: {n_layer, n_head}, on: {knockout(layer, head)}}) → {draw(props), clear(message), destroy()}
- *   knockout: a head's toggle pressed (1-based).
+ * createNextToken(container, {config: {n_layer, n_head}, on: {knockout(layer, head)}, messages}) → {draw(props), clear(message), destroy()}
+ *   knockout: a head's toggle pressed (1-based); messages: a function returning the figure's current
+ *   Messages (i18n/messages.js), read at each draw (the toggles' words are written once, when made).
  *   props (each group optional: a group left out keeps what is drawn):
  *     predicted: the answer of Figure.predict {token (0-based), candidates: [{id, label, p, p_intact?,
  *                delta?}], next: {id, label, p, rank} | null, knockout: [[layer, head], …]} | null
@@ -22,25 +23,32 @@ import { percent, thousands } from "../draw/numbers.js";
 import { wholeNumbers } from "../lib/check.js";
 import { element } from "../lib/dom.js";
 
-const points = (delta) => `${delta < 0 ? "−" : "+"}${Math.abs(100 * delta).toFixed(1)} pts`;
+/* A candidate's probability, and with a knockout its change against the intact model in percentage points. */
+function probabilityText(candidate, messages) {
+  const p = percent(candidate.p, messages);
+  if (candidate.delta === undefined) return p;
+  const points = messages.number(Math.abs(100 * candidate.delta), 1);
+  return messages.text(candidate.delta < 0 ? "next.probabilityDown" : "next.probabilityUp", { percent: p, points });
+}
 
-/** The panel's words for `predicted` (see above) and the tokens `labels`: {heading, candidates: [{label,
- *  p (probability), p_text}], actual}; shared by the panel and the image export (export.js). */
-export function nextText(predicted, labels) {
+/** The panel's words for `predicted` (see above) and the tokens `labels` in the language of `messages`:
+ *  {heading, candidates: [{label, p (probability), p_text}], actual}; shared by the panel and the image
+ *  export (export.js). */
+export function nextText(predicted, labels, messages) {
   return {
-    heading: `After «${labels[predicted.token]}» (token ${predicted.token + 1}) the model expects:`,
+    heading: messages.text("next.heading", { label: labels[predicted.token], index: predicted.token + 1 }),
     candidates: predicted.candidates.map((candidate) => ({
-      label: `«${candidate.label}»`,
+      label: messages.text("next.candidate", { label: candidate.label }),
       p: candidate.p,
-      p_text: percent(candidate.p) + (candidate.delta === undefined ? "" : ` (${points(candidate.delta)} against the intact model)`),
+      p_text: probabilityText(candidate, messages),
     })),
     actual: predicted.next
-      ? `In the text, «${predicted.next.label}» follows: ${percent(predicted.next.p)}, rank ${thousands(predicted.next.rank)}.`
-      : "This is the last token: nothing follows it in the text yet.",
+      ? messages.text("next.actual", { label: predicted.next.label, percent: percent(predicted.next.p, messages), rank: thousands(predicted.next.rank, messages) })
+      : messages.text("next.last"),
   };
 }
 
-export function createNextToken(container, { config, on }) {
+export function createNextToken(container, { config, on, messages }) {
   wholeNumbers("createNextToken", "config", config, ["n_layer", "n_head"]);
   const listening = new AbortController(); // destroy() removes every listener added here
   const { signal } = listening;
@@ -48,11 +56,12 @@ export function createNextToken(container, { config, on }) {
   const list = element("ol", "predictions");
   const actual = element("p", "actual");
   const knockouts = element("fieldset", "knockouts");
-  knockouts.append(element("legend", null, "Knock out heads (a what-if): a knocked-out head hands nothing over"));
+  const words = messages(); // the words written once, here
+  knockouts.append(element("legend", null, words.text("next.knockouts")));
   const toggles = [];
   for (let layer = 1; layer <= config.n_layer; layer++) {
     for (let head = 1; head <= config.n_head; head++) {
-      const button = element("button", "knockout", `layer ${layer} · head ${head}`);
+      const button = element("button", "knockout", words.text("next.knockout", { layer, head }));
       button.type = "button";
       Object.assign(button.dataset, { layer: String(layer), head: String(head) });
       button.setAttribute("aria-pressed", "false");
@@ -84,12 +93,12 @@ export function createNextToken(container, { config, on }) {
   }
 
   function drawPredicted(predicted, labels) {
-    const text = nextText(predicted, labels);
+    const text = nextText(predicted, labels, messages());
     heading.textContent = text.heading;
     list.replaceChildren(...text.candidates.map((candidate) => {
       const item = element("li");
       const bar = element("span", "bar");
-      bar.style.width = `${(100 * candidate.p).toFixed(1)}%`;
+      bar.style.width = `${(100 * candidate.p).toFixed(1)}%`; // not shown
       item.append(element("span", "candidate", candidate.label), element("span", "bar-track"), element("span", "p", candidate.p_text));
       item.children[1].append(bar);
       return item;
