@@ -424,8 +424,8 @@ def languages():
 
 
 def english(what, messages):
-    """What ``what`` says in English (``messages``: English's catalog), as web/i18n/messages.js's
-    ``written`` says it in a browser: a string as it is; ``{"percent": share}`` as "80.6%";
+    """What ``what`` says in English (``messages``: English's catalog), as web/lib/shown.js writes it in
+    a browser: a string as it is; ``{"percent": share}`` as "80.6%";
     ``{"key", "params"}`` as its message with each placeholder filled (a param written by this function,
     an int with thousands separators). Only for what build.py writes before any script runs."""
     if isinstance(what, str):
@@ -571,9 +571,23 @@ class MarkupTree(html.parser.HTMLParser):
             self.open[-1].append(text)
 
 
+def preflight_words():
+    """The page's JSON block of preflight.js's sentences: every catalog's "preflight." messages, by
+    language, English first (preflight.js runs where no catalog can be fetched: from disk, in a sandboxed
+    frame), with "</" escaped so that no text ends the block."""
+    words = {lang: {key: message for key, message in catalog(lang).items() if key.startswith("preflight.")}
+             for lang in sorted(languages(), key=lambda lang: lang != REFERENCE_LANGUAGE)}
+    text = json.dumps(words, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+    return f'<script type="application/json" id="attention-live-preflight">{text}</script>'
+
+
 def index_html(template, markup):
-    """web/index.html with the figure's markup (figure_markup) in the place its comment marks."""
+    """web/index.html with the figure's markup (figure_markup) in the place its comment marks, and
+    preflight.js's sentences (preflight_words) before preflight.js."""
     page = template.read_text(encoding="utf-8")
+    if page.count('<script src="preflight.js"></script>') != 1:
+        raise BuildError(f"{template}: expected one preflight.js script")
+    page = page.replace('<script src="preflight.js"></script>', preflight_words() + '\n  <script src="preflight.js"></script>')
     mark = f"<!-- {FIGURE_MARKUP} -->"
     if page.count(mark) != 1:
         raise BuildError(f"{template}: expected one {mark} where the figure goes")
@@ -736,6 +750,9 @@ def build(pyodide_dir=None, dist=DIST, model=WEIGHTS):
     write_notebook_files(folder, WEIGHTS)  # the shipped model, whatever --model builds the site with
     chunks = bundle_scripts(folder)
     flat_build_folder(folder)
+    (folder / CATALOGS).mkdir()  # the catalogs in a folder of their own: i18n/de.json (i18n/language.js fetches them there)
+    for lang in languages():
+        (folder / f"{lang}.json").rename(folder / CATALOGS / f"{lang}.json")
     assemble_pyodide(folder / "pyodide", pyodide_dir)
     compile_package_wheels(folder / "pyodide")
     wheel = build_project_wheel(folder / "wheels")

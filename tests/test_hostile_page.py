@@ -123,9 +123,11 @@ def test_special_token_text(browser_page, figure):
 MARKUP_LABELS = ["<img src=x onerror=alert(1)>", "<b>bold</b>", "&amp;", "&lt;script&gt;", "\u2423<i>", "</span>x"]
 DRAW_LABELS = """async (labels) => {
     const view = await import("/web/views/chips.js");
+    const { Messages } = await import("/web/i18n/messages.js");
+    const english = new Messages("en", await (await fetch("/web/i18n/en.json")).json());
     const box = document.createElement("div");
     document.body.append(box);
-    const chips = view.createChips(box, { on: { pick: () => {}, preview: () => {} } });
+    const chips = view.createChips(box, { on: { pick: () => {}, preview: () => {} }, messages: () => english });
     chips.draw({ labels: ["plain"], ids: [0] });
     const perChip = box.querySelectorAll("*").length;
     chips.draw({ labels, ids: labels.map((_, i) => i + 1) });

@@ -42,7 +42,7 @@ async function checkedCopy(path, expected) {
   const response = await fetch(new URL(path, buildFolder), { cache: "force-cache" }); // a build's files never change
   const bytes = await response.arrayBuffer();
   if (!response.ok || !(await asListed(bytes, expected))) {
-    throw new Error(`${path} of build ${build} is not the file build.json lists: not stored`);
+    throw new Error(`${path} of build ${build} is not the file build.json lists: not stored`); // not shown
   }
   return new Response(bytes, { status: 200, statusText: "OK", headers: response.headers });
 }
@@ -62,7 +62,7 @@ async function storeFiles() {
   const manifest = await (await fetch(new URL("build.json", buildFolder), { cache: "force-cache" })).json();
   const page = await fetch(self.registration.scope, { cache: "no-store" }); // see fromNetwork
   if (!page.ok || !(await page.clone().text()).includes(`"${build}/page.js"`)) {
-    throw new Error(`index.html is not build ${build}'s: the page will register the newer one`);
+    throw new Error(`index.html is not build ${build}'s: the page will register the newer one`); // not shown
   }
   const cache = await caches.open(cacheName);
   const onRequest = new Set((manifest.checkpoints ?? []).map((checkpoint) => checkpoint.path).filter((path) => path !== manifest.model)); // the last is the model itself

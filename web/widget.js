@@ -118,7 +118,7 @@ function render({ model, el }) {
       return;
     }
     const done = name === "text" ? element.setText(String(value ?? "")) : element.select(choiceOf(name, value));
-    done.catch((error) => console.warn(`attention-live: the model's ${name} ${JSON.stringify(value)} was not shown: ${error.message}`));
+    done.catch((error) => console.warn(`attention-live: the model's ${name} ${JSON.stringify(value)} was not shown: ${error.message}`)); // not shown
   };
   const handlers = ATTRIBUTES.map((name) => [`change:${name}`, () => follow(name)]);
   for (const [event, handler] of handlers) model.on(event, handler);

@@ -32,6 +32,8 @@ _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_javascript.languag
 def is_english(text):
     """Whether a string's text reads as English words (WORDS, ONE_WORD) rather than code."""
     stripped = text.strip()
+    if stripped == "use strict":  # a directive
+        return False
     if WORDS.search(stripped):
         return True
     return bool(ONE_WORD.fullmatch(stripped)) and stripped not in CODE_WORDS

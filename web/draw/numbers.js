@@ -74,7 +74,7 @@ export function exponential(x, digits, messages) {
 
 /** An entropy in bits as the figure writes it: "1.61 bits" (a rounding -0 as 0). */
 export function bitsText(bits, messages) {
-  return messages.text("numbers.bits", { count: Math.abs(bits), bits: messages.number(Math.abs(bits), 2) });
+  return messages.text("numbers.bits", { count: Math.abs(bits), countDigits: 2, bits: messages.number(Math.abs(bits), 2) });
 }
 
 /** The query as the figure names it: "«said» (token 8 of 16)" (1-based, as on screen). */

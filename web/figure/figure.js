@@ -32,6 +32,7 @@ import { createTextInput } from "./controllers/text-input.js";
 import { createTools } from "./controllers/tools.js";
 import { weightColours } from "../draw/colour.js";
 import { applyMessages, english, loadMessages, REFERENCE } from "../i18n/language.js";
+import { shown } from "../lib/shown.js";
 import { describeRow } from "../views/matrix.js";
 
 /* The figure's parts: the id of each, in the figure's tree (its document, or its element's shadow root). */
@@ -121,7 +122,7 @@ export class AttentionFigure {
     });
     this.#answers = createAnswers(() => [this.#view.result, this.viewState.get()], (kind) => this.#onAnswer(kind));
     this.#newReady();
-    this.#status = createStatus(el, { where: options.where });
+    this.#status = createStatus(el, { where: options.where, messages: () => this.#messages });
     this.#measures = createMeasures();
     this.#loading = createLoading(this, el, options);
     this.#tools = createTools(this, { ...el, saveButtons: root.querySelectorAll("button[data-save]") }, options.linkHref);
@@ -225,7 +226,10 @@ export class AttentionFigure {
    *  text where given (an element's text attribute: readView), as a fresh load would: a link followed
    *  in the tab (page-link.js), an element's attributes changed (attention-live.js). Only once
    *  canFollowLink. */
-  followLink(fragment, text) { this.#links.follow(fragment, text); }
+  followLink(fragment, text) {
+    const view = this.#links.follow(fragment, text);
+    this.followLanguage(view?.lang);
+  }
 
   /** The figure's element left the page: Python drops its view. */
   disconnect() { this.#channel?.forget(); this.#channel = null; }
@@ -244,7 +248,7 @@ export class AttentionFigure {
     this.disconnect();
     for (const part of [this.#status, this.#measures, this.#loading, this.#tools, this.#textInput, this.#links, this.#views]) part.destroy();
     this.#listeners.clear();
-    for (const waiter of this.#queue.waiters.splice(0)) waiter.reject(new Error("the figure is gone"));
+    for (const waiter of this.#queue.waiters.splice(0)) waiter.reject(new Error("the figure is gone")); // not shown
   }
 
   /* ---- for its controllers (controllers/) ---- */
@@ -274,11 +278,12 @@ export class AttentionFigure {
 
   changed() { for (const listener of this.#listeners) listener(); }
 
-  setStatus(text) { this.#status.set(text); }
+  /** The status line says `message` (lib/shown.js: {key, params}, an Error, a function of the Messages). */
+  setStatus(message) { this.#status.set(message); }
 
   /** The answer to a button (Copy link, Save): on the status line, said, and kept there while the text
    *  and the view are those it answered (controllers/status.js). */
-  say(text) { this.#status.say(text, this.#view.result, this.viewState.get()); }
+  say(message) { this.#status.say(message, this.#view.result, this.viewState.get()); }
 
   /** A new attempt at going live: data-state "loading" and a new ready promise. */
   loading() {
@@ -291,8 +296,9 @@ export class AttentionFigure {
     this.setState("error");
     this.#status.again(message); // said even when the same error comes back after "Try again"
     this.#drawNotice(this.#view.result);
-    this.#settle.reject(new Error(message));
-    for (const waiter of this.#queue.waiters.splice(0)) waiter.reject(new Error(message));
+    const error = new Error(this.#status.text); // the words on the line, for a caller's code
+    this.#settle.reject(error);
+    for (const waiter of this.#queue.waiters.splice(0)) waiter.reject(error);
     this.changed();
   }
 
@@ -415,7 +421,7 @@ export class AttentionFigure {
   showTokens(shown) {
     this.#show({ text: shown.text, ids: shown.ids, labels: shown.labels, tokensDropped: shown.tokens_dropped,
       charsDropped: shown.chars_dropped, attention: null, precomputed: true, tokensOnly: true });
-    this.setStatus(this.#messages.text("figure.tokensOnly"));
+    this.setStatus({ key: "figure.tokensOnly" });
   }
 
   /* ---- the core's own ---- */
@@ -488,6 +494,7 @@ export class AttentionFigure {
     this.#render(state, state);
     this.#views.answers(new Set(answersShown(state)), result, state, this.#answers);
     this.#status.language();
+    this.#tools.language();
     this.#drawNotice(result);
     this.changed();
   }
@@ -501,9 +508,9 @@ export class AttentionFigure {
     if (!manifest) return; // build.py wrote them in English
     const { config, default_view: defaultView } = manifest;
     el.modelSize.textContent = messages.text("about.modelSize", { layers: config.n_layer, heads: config.n_head });
-    el.modelCorpus.textContent = messages.written(defaultView.about.corpus);
-    el.modelTraining.textContent = messages.written(defaultView.about.training);
-    el.defaultStory.textContent = messages.written(defaultView.story);
+    el.modelCorpus.textContent = shown(messages, defaultView.about.corpus);
+    el.modelTraining.textContent = shown(messages, defaultView.about.training);
+    el.defaultStory.textContent = shown(messages, defaultView.story);
   }
 
   #drawNotice(result) { // the notice above the chips, for `result` (null before the first result is shown)
@@ -519,7 +526,7 @@ export class AttentionFigure {
     view.result = result;
     this.#views.tokens(result);
     this.#drawNotice(result);
-    if (result.ids.length === 0) this.setStatus(this.#messages.text("figure.emptyText"));
+    if (result.ids.length === 0) this.setStatus({ key: "figure.emptyText" });
     this.viewState.update({ token, preview: null });
     if (!result.precomputed) {
       this.#readerView = true;
@@ -559,8 +566,8 @@ export class AttentionFigure {
     const shown = this.#view.result?.step ?? null;
     if ((whatIfs?.step ?? null) !== shown) { // a checkpoint that could not be loaded: the control goes back to the one shown
       this.viewState.update({ learn: this.checkpoints.length ? { step: shown } : { open: false } });
-      this.say(this.#messages.text("figure.checkpointFailed", { step: this.#messages.number(whatIfs.step, 0), reason: error.message })); // kept on the line, and said
-    } else this.setStatus(this.#messages.text("figure.analysisFailed", { reason: error.message }));
+      this.say({ key: "figure.checkpointFailed", params: { step: { number: whatIfs.step, grouping: false }, reason: error } }); // kept on the line, and said
+    } else this.setStatus({ key: "figure.analysisFailed", params: { reason: error } });
     this.#queue.shown = seq;
     this.#resolveWaiters();
   }
@@ -607,7 +614,7 @@ export class AttentionFigure {
       learn: this.learnAt(step ?? null) });
     if (fresh) {
       this.#queue.text = el.text.value; // drawn once Python has tokenized it; the precomputed view is the default sentence's
-      this.setStatus(this.#messages.text(linked ? "figure.computingLink" : "figure.computingText"));
+      this.setStatus({ key: linked ? "figure.computingLink" : "figure.computingText" });
       this.#drawNotice(null);
     } else {
       this.#queue.text = defaultView.text;

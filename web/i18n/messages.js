@@ -10,14 +10,15 @@
  *   "about.live": "computed live, {where}, by a …"             in markup (fill), a placeholder can be a
  *                                                              part of the figure, moved into place
  *   "flash.help": "the largest score so far <i>m</i>, …"       and a few inline tags (INLINE_TAGS)
- * A number given to a placeholder is written by `number`, {percent: share} by `percent`, a message
- * descriptor {key, params} as its message (`written`); a string is put in as it is. Messages are
+ * A number given to a placeholder is written by `number`; a string is put in as it is (lib/shown.js
+ * writes a message held as {key, params}, whose params may be messages or numbers to write). Messages are
  * text: they are never parsed as HTML (fill builds its few tags with createElement).
  */
 
 const INLINE_TAGS = new Set(["i", "em", "code", "b", "strong", "kbd", "sub", "sup"]);
 const PIECE = /\{(\w+)\}|<(\/?)([a-z]+)>/g; // a placeholder, or an inline tag's start or end
-const RTL_SCRIPTS = new Set(["Arab", "Hebr", "Thaa", "Syrc", "Nkoo", "Adlm", "Rohg"]);
+// the scripts written right to left, by their ISO 15924 codes
+const RTL_SCRIPTS = new Set(["Arab", "Hebr", "Thaa", "Syrc", "Nkoo", "Adlm", "Rohg"]); // not shown
 const RTL_LANGUAGES = new Set(["ar", "he", "fa", "ur", "ps", "sd", "ug", "yi", "dv", "ckb"]);
 
 const isNode = (value) => typeof Node !== "undefined" && value instanceof Node; // none in a worker
@@ -41,7 +42,7 @@ export class Messages {
   #catalog;
   #reference;
   #formats = new Map(); // Intl.NumberFormat by its options, made once (each costs ~0.3 ms at CPU ×4)
-  #plurals;
+  #plurals = new Map(); // Intl.PluralRules by the decimals a count is written with
 
   /**
    * @param {string} lang       the language's tag ("en", "de"), as the catalog file is named
@@ -55,7 +56,6 @@ export class Messages {
     this.#catalog = catalog;
     this.#reference = reference;
     this.dir = dir ?? catalog.$dir ?? directionOf(lang);
-    this.#plurals = new Intl.PluralRules(catalog.$locale ?? lang);
   }
 
   /** The locale for Intl: a pseudo-language's catalog may name a real one ("$locale"). */
@@ -65,18 +65,10 @@ export class Messages {
   has(key) { return key in this.#catalog || key in this.#reference; }
 
   /** The message `key` with its placeholders filled from `params` (numbers written by `number`); a
-   *  plural message's form chosen by `params.count`. Throws for a key no catalog has: a programming error. */
+   *  plural message's form chosen by `params.count`, written with `params.countDigits` decimals where
+   *  it is shown so (1.00 is "other" in English, as CLDR's rules say: "1.00 bits"). Throws for a key no catalog has: a programming error. */
   text(key, params = {}) {
     return this.#pieces(key, params).map((piece) => (typeof piece === "string" ? piece : piece.tag ? "" : String(piece))).join("");
-  }
-
-  /** What `what` says: a message descriptor {key, params} written in this language, {percent: share}
-   *  as a percentage, or a string (words of their own, such as a course's description of its texts)
-   *  as it is. A descriptor's params may be descriptors too. */
-  written(what) {
-    if (typeof what === "string") return what;
-    if (typeof what.percent === "number") return this.percent(what.percent, what.digits ?? 1);
-    return this.text(what.key, what.params);
   }
 
   /** Replace `node`'s children with message `key`: its text, its inline tags (INLINE_TAGS) as elements,
@@ -111,6 +103,11 @@ export class Messages {
     return new Intl.ListFormat(this.locale, { type }).format(items);
   }
 
+  #plural(count, digits) {
+    if (!this.#plurals.has(digits)) this.#plurals.set(digits, new Intl.PluralRules(this.locale, { minimumFractionDigits: digits, maximumFractionDigits: digits }));
+    return this.#plurals.get(digits).select(count);
+  }
+
   #format(options, x) {
     const key = JSON.stringify(options);
     if (!this.#formats.has(key)) this.#formats.set(key, new Intl.NumberFormat(this.locale, options));
@@ -120,8 +117,8 @@ export class Messages {
 
   #pieces(key, params) {
     let message = key in this.#catalog ? this.#catalog[key] : this.#reference[key];
-    if (message === undefined) throw new Error(`no message "${key}" in the ${this.lang} catalog or English's`);
-    if (typeof message === "object") message = message[this.#plurals.select(params.count ?? 0)] ?? message.other;
+    if (message === undefined) throw new Error(`no message "${key}" in the ${this.lang} catalog or English's`); // not shown
+    if (typeof message === "object") message = message[this.#plural(params.count ?? 0, params.countDigits ?? 0)] ?? message.other;
     const pieces = [];
     let at = 0;
     for (const match of message.matchAll(PIECE)) {
@@ -138,7 +135,6 @@ export class Messages {
   #value(value, written) {
     if (value === undefined || value === null) return written; // left as written: a test finds it
     if (typeof value === "number") return this.number(value);
-    if (typeof value === "object" && !isNode(value)) return this.written(value);
     return value;
   }
 }

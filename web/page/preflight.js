@@ -6,7 +6,7 @@
  * could fetch where it must speak (from disk, from a sandboxed frame's opaque origin): build.py writes
  * them into the page, a JSON block (WORDS: {lang: {key: message}}, English first). The language is the
  * one the address asks for (its fragment's lang), else the browser's first with a catalog, else English. */
-"use strict"; // not shown
+"use strict";
 
 (function preflight() {
   const WORDS = "attention-live-preflight"; // the id of the page's JSON block of messages

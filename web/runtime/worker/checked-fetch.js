@@ -18,7 +18,7 @@
  * A failure names its message of the page's catalog (shownError): the worker has no catalog, the page
  * writes it in the figure's language (lib/shown.js).
  */
-"use strict"; // not shown
+"use strict";
 
 const STALL_MS = 30000;
 

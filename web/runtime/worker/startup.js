@@ -26,7 +26,7 @@
  * Why each choice, with the measurements behind it: docs/benchmark-history.md, "The worker's
  * start-up: why it is built this way".
  */
-"use strict"; // not shown
+"use strict";
 
 self.startPython = (function () {
   const STEP = "attention-live:worker:"; // the steps' performance marks: STEP + name

@@ -13,7 +13,7 @@
  * bytes; size at 124, octal; typeflag at 156; magic "ustar\0" at 257; prefix at 345, 155 bytes, the
  * name's leading directories), the contents padded to 512 bytes, two zero blocks at the end.
  */
-"use strict"; // not shown
+"use strict";
 
 const BLOCK = 512;
 const REGULAR_FILE = new Set(["0", "\0"]); // "\0": pre-POSIX tar's regular file

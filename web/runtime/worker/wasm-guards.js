@@ -10,7 +10,7 @@
  *    Source: Pyodide 0.27.7, src/js/pyodide.ts (loadPyodide awaits _loadSnapshot before it creates
  *    the module) and src/js/emscripten-settings.ts (getInstantiateWasmFunc: the wasm's instantiateStreaming).
  */
-"use strict"; // not shown
+"use strict";
 
 const instantiateStreaming = WebAssembly.instantiateStreaming;
 const compiledEarly = new Map(); // a wasm file's URL -> the Promise of its WebAssembly.Module

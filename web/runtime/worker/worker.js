@@ -32,7 +32,7 @@
  *       {type: "error", id?, message}        or, for Python's own exceptions, their words: one sentence,
  *                                            never a traceback
  */
-"use strict"; // not shown
+"use strict";
 
 importScripts("checked-fetch.js", "wasm-guards.js", "tar.js", "startup.js"); // startup.js: self.startPython
 
