@@ -211,3 +211,29 @@ def test_no_english_outside_the_english_catalog():
         if english := english_in_page(path):
             found[path.relative_to(ROOT).as_posix()] = english
     assert found == {}
+
+
+# An anywidget host's model as MyST's is ({anywidget} directive: get and on only), around dist/widget.js.
+WIDGET_PAGE = """<div id="widget"></div>
+<script type="module">
+  import widget from "./attention-live/widget.js";
+  const values = { text: "Then the Queen turned to Alice and said", lang: "de" };
+  const handlers = {};
+  window.model = { get: (name) => values[name], on: (event, handler) => { handlers[event] = handler; },
+                   set(name, value) { values[name] = value; handlers[`change:${name}`]?.(); } };
+  widget.render({ model: window.model, el: document.getElementById("widget") });
+</script>"""
+
+
+def test_the_widgets_lang_value_chooses(playwright, tmp_path, figure):
+    with course_site(tmp_path, {"unit.html": WIDGET_PAGE}) as url, browser_context(playwright) as context:
+        page = context.new_page()
+        page.goto(url + "/unit.html")
+        figure_page = FigurePage(page, "attention-live")
+        figure_page.ready()
+        root = figure_root(figure_page)
+        figure_page.wait_until("() => document.querySelector('attention-live').shadowRoot.querySelector('section.figure').lang === 'de'")
+        assert root.get_attribute("lang") == "de"
+        page.evaluate("() => window.model.set('lang', 'es')")  # the model's value changed: the words follow
+        figure_page.wait_until("() => document.querySelector('attention-live').shadowRoot.querySelector('section.figure').lang === 'es'")
+        assert PERCENT["es"].fullmatch(figure_page.chips()[0]["percent"])

@@ -120,6 +120,14 @@ def test_the_widget_s_values():
         widget.panels = "heads,sideways"
     widget.panels = "heads, math"
     assert (widget.token, widget.panels) == (shown, "heads, math")  # a refused value changed nothing
+    english = json.loads((build.ROOT / "web" / "i18n" / "en.json").read_text(encoding="utf-8"))
+    assert widget.lang == "" and widget._manifest["languages"] == ["de", "en", "es", "fr"]
+    assert sorted(widget._manifest["catalogs"]) == ["de", "es", "fr"]  # English comes with widget.js
+    assert set(widget._manifest["catalogs"]["de"]) == set(english)
+    assert AttentionLive(lang="fr").lang == "fr"
+    with pytest.raises(Exception, match='lang must be one of de, en, es, fr .* not .xx.'):
+        widget.lang = "xx"
+    assert widget.lang == ""
     sent = []
     widget.send = lambda content, buffers=None: sent.append((content, buffers))
     widget._answer(widget, {"protocol": PROTOCOL, "message": {"type": "tokenize", "id": 1, "text": "Alice"}}, [])

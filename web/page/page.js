@@ -39,9 +39,11 @@ function start() {
   window.attentionLive = figure.api;
   const embedding = startEmbedding(figure.api, embedOptions);
   figure.onChange(() => embedding.changed());
-  figure.onChange(() => { // the page declares the language its figure shows
+  figure.onChange(() => { // the page declares the language its figure shows, and is named in it
     if (root.lang !== figure.language) root.lang = figure.language;
     if (root.dir !== figure.messages.dir) root.dir = figure.messages.dir;
+    const title = figure.messages.text("markup.title");
+    if (document.title !== title) document.title = title;
   });
   element.addEventListener("attention-live:ready", () => {
     embedding.ready();
