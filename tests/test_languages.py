@@ -8,20 +8,16 @@ nothing outside the figure. And no English outside the English catalog in the fi
 import json
 import re
 
-import numpy as np
 import pytest
 
 from conftest import ROOT
 from support.axe import violations
 from support.english_strings import english_in_page, english_in_script
-from support.figure_page import TOLERANCE, FigurePage, browser_context, course_site
+from support.figure_page import FigurePage, browser_context, check_view, course_site
 
 CATALOGS = ROOT / "web" / "i18n"
 ENGLISH = json.loads((CATALOGS / "en.json").read_text(encoding="utf-8"))
 LANGUAGES = ("de", "es", "fr")
-# how each writes 80.6%: a decimal comma, and a no-break space before the sign (CLDR: U+00A0; for
-# French, U+202F in newer CLDR versions than a browser's ICU may have)
-PERCENT = {lang: re.compile(r"(\d+),(\d)[\u00a0\u202f]%") for lang in ("de", "es", "fr")}
 PANELS = "heads,matrix,math,next"
 PSEUDO_RTL = "ar"  # served as Arabic (a right-to-left language axe-core knows), its words reversed English
 PIECE = re.compile(r"\{\w+\}|</?[a-z]+>")
@@ -69,15 +65,7 @@ def check_language(figure_page, figure, lang, axe_source):
     found = ((piece, re.search(rf"(?<![^\W\d_]){re.escape(piece)}(?![^\W\d_])", words)) for piece in english_sentences())  # whole words
     english = [(piece, words[max(0, at.start() - 60):at.end() + 60]) for piece, at in found if at]
     assert english == [], english  # each with where it was found
-    state = figure_page.state()
-    result = figure.analyse(state["text"])
-    assert state["ids"] == result["ids"]
-    row = result["attention"][state["layer"] - 1, state["head"] - 1, state["token"]]
-    assert float(np.max(np.abs(np.asarray(state["weights"]) - row))) <= TOLERANCE
-    for chip in figure_page.chips():  # each chip's percentage, written the language's way, is CPython's
-        if chip["index"] <= state["token"]:
-            written = PERCENT[lang].fullmatch(chip["percent"])
-            assert written and f"{written[1]}.{written[2]}" == f"{row[chip['index']] * 100:.1f}", chip
+    check_view(figure_page, figure, lang=lang)  # the numbers are CPython's, each chip's percentage written the language's way
     assert violations(figure_page.page, axe_source) == []
     return words
 
@@ -229,6 +217,7 @@ def test_the_widgets_lang_value_chooses(playwright, tmp_path, figure):
     with course_site(tmp_path, {"unit.html": WIDGET_PAGE}) as url, browser_context(playwright) as context:
         page = context.new_page()
         page.goto(url + "/unit.html")
+        page.locator("attention-live").wait_for(state="attached")  # widget.js imports the figure's module when it runs: after the page's load
         figure_page = FigurePage(page, "attention-live")
         figure_page.ready()
         root = figure_root(figure_page)
@@ -236,4 +225,4 @@ def test_the_widgets_lang_value_chooses(playwright, tmp_path, figure):
         assert root.get_attribute("lang") == "de"
         page.evaluate("() => window.model.set('lang', 'es')")  # the model's value changed: the words follow
         figure_page.wait_until("() => document.querySelector('attention-live').shadowRoot.querySelector('section.figure').lang === 'es'")
-        assert PERCENT["es"].fullmatch(figure_page.chips()[0]["percent"])
+        check_view(figure_page, figure, lang="es")

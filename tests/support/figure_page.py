@@ -9,6 +9,7 @@ import contextlib
 import functools
 import http.server
 import json
+import re
 import threading
 import time
 
@@ -383,11 +384,12 @@ class Watch:
         assert not self.problems, self.problems
 
 
-def check_view(figure_page, figure, laid_out=True):
+def check_view(figure_page, figure, laid_out=True, lang="en"):
     """Assert that the view on screen equals CPython's ``figure`` for the text on screen: ids, labels,
-    the selected attention row (within TOLERANCE), and every chip's weight, percentage and mask (and,
-    unless ``laid_out`` is False, as for a figure in a display:none frame, that each chip has a width).
-    Returns the page's state()."""
+    the selected attention row (within TOLERANCE), and every chip's weight, percentage (written as
+    ``lang`` writes it: "48.6%" in English; a decimal comma and a no-break space before "%" in de, es and
+    fr) and mask (and, unless ``laid_out`` is False, as for a figure in a display:none frame, that each
+    chip has a width). Returns the page's state()."""
     state = figure_page.state()
     result = figure.analyse(state["text"])
     assert state["ids"] == result["ids"] and state["tokens"] == result["labels"]
@@ -402,7 +404,10 @@ def check_view(figure_page, figure, laid_out=True):
         assert (chip["width"] > 0 or not laid_out) and chip["label"].strip(), f"chip {chip} is not visible"
         if chip["index"] <= state["token"]:
             assert not chip["masked"] and abs(float(chip["weight"]) - row[chip["index"]]) <= TOLERANCE
-            assert chip["percent"] == f"{row[chip['index']] * 100:.1f}%"
+            written = f"{row[chip['index']] * 100:.1f}%"
+            if lang != "en":  # CLDR's percent pattern for de, es, fr: "48,6 %" (U+00A0, or U+202F in newer CLDR for fr)
+                written = re.compile(re.escape(written[:-1].replace(".", ",")) + "[\u00a0\u202f]%")
+            assert chip["percent"] == written if isinstance(written, str) else written.fullmatch(chip["percent"]), (chip, lang)
         else:
             assert chip["masked"] and chip["weight"] is None
     return state

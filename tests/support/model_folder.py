@@ -29,7 +29,7 @@ def check_page_shows(figure_page, model):
     view with CPython's numbers for that model, says what the folder's "about" says, and follows typing."""
     view = json.loads((model / "default_view.json").read_text(encoding="utf-8"))
     figure = model_figure(model)
-    state = check_view(figure_page, figure)
+    state = check_view(figure_page, figure, lang=view.get("lang", "en"))
     assert (state["text"], state["layer"], state["head"], state["token"]) == (view["text"], view["layer"], view["head"], view["token"])
     about = {name: figure_page.page.locator(f"#{name}").inner_text() for name in ("model-corpus", "model-training", "default-story")}
     key = figure_page.page.locator(f'#tokens [data-index="{view["key"]}"] .percent').inner_text()
@@ -45,7 +45,7 @@ def check_page_shows(figure_page, model):
         assert key in about["default-story"] and f"«{view['precomputed']['labels'][view['key']].lstrip(chr(0x2423))}»" in about["default-story"]
     for text in (view["text"] + " ", view["text"][: len(view["text"]) // 2], "12 + 30 = 42"):
         figure_page.set_text(text)  # resolves once the page shows the text's tokens and attention
-        check_view(figure_page, figure)
+        check_view(figure_page, figure, lang=view.get("lang", "en"))
 
 
 def check_first_paint_is_the_models(model):

@@ -61,6 +61,7 @@ const ROW_MESSAGES = ["matrix.rowOne", "matrix.rowTwo", "matrix.rowThree"]; // b
 export function describeRow(result, state, query, messages) {
   const row = rowOf(result, state, query);
   const top = strongestKeys(row, 3);
+  if (top.length === 0) return ""; // a query past the result's tokens, for a moment while a new text is on its way
   const params = { query: result.labels[query] };
   top.forEach((j, k) => Object.assign(params, { [`key${k + 1}`]: result.labels[j], [`percent${k + 1}`]: percent(row[j], messages) }));
   return messages.text(ROW_MESSAGES[top.length - 1], params);
