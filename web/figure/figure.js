@@ -4,7 +4,8 @@
  * controller made with it (controllers/), the only writer of its own fields, calling the core and
  * never another controller: the API (api.js), loading and "Try again" (loading.js), links (links.js),
  * the tools (Copy link, Save: tools.js), the text box (text-input.js), the status line, the notice and
- * what is said (status.js) and the benchmark's measures (measures.js). The core calls its controllers
+ * what is said (status.js), the language and its words (language.js) and the benchmark's measures
+ * (measures.js). The core calls its controllers
  * where it must (a result shown is said). Python is the page's (runtime/python-client.js), shared
  * by every figure; the page-level pieces (the link in the address, the messages to a host page, the
  * offline copy) are page/'s and use the members marked "for page pieces".
@@ -24,6 +25,7 @@ import { answersShown, createViewState, hasWhatIf, PANEL_NAMES, queryAfter, show
 import { createFigureViews } from "./figure-views.js";
 import { BOX_MAX_CHARS, boxed, isWellFormed } from "./text-box.js";
 import { createApi } from "./controllers/api.js";
+import { createLanguage } from "./controllers/language.js";
 import { createLinks } from "./controllers/links.js";
 import { createLoading } from "./controllers/loading.js";
 import { createMeasures } from "./controllers/measures.js";
@@ -31,8 +33,6 @@ import { createStatus } from "./controllers/status.js";
 import { createTextInput } from "./controllers/text-input.js";
 import { createTools } from "./controllers/tools.js";
 import { weightColours } from "../draw/colour.js";
-import { applyMessages, english, loadMessages, REFERENCE } from "../i18n/language.js";
-import { shown } from "../lib/shown.js";
 import { describeRow } from "../views/matrix.js";
 
 /* The figure's parts: the id of each, in the figure's tree (its document, or its element's shadow root). */
@@ -71,10 +71,7 @@ export class AttentionFigure {
   #tools;
   #textInput;
   #links;
-  #languageFailed = null; // the notice's descriptor when a catalog could not be fetched
-  #languageNotice = null; // the notice's descriptor when the language asked for has no catalog
-  #messages = english; // the words of the language shown (i18n/messages.js)
-  #languageAsked = REFERENCE; // the language last asked for: an older catalog arriving late is not shown
+  #language;
 
   /**
    * @param {Element} root        the figure's element: its parts are found inside it
@@ -104,10 +101,7 @@ export class AttentionFigure {
     if (!tree.adoptedStyleSheets.includes(weightColours())) tree.adoptedStyleSheets = [...tree.adoptedStyleSheets, weightColours()];
     const el = Object.fromEntries(Object.entries(PARTS).map(([name, id]) => [name, part(id)]));
     this.#el = el;
-    if (options.where) { // another place than "in this tab": its message from now on, in every language
-      el.computedWhere.dataset.text = options.where;
-      this.#messages.fill(el.computedWhere, options.where);
-    }
+    this.#language = createLanguage(this, root, el, options);
     this.viewState = createViewState({
       layer: 1, head: 1, token: 0, preview: null, panels: Object.fromEntries(PANEL_NAMES.map((name) => [name, false])),
       whatIf: { scale: true, mask: true }, knockout: [], flash: { open: false, tile: 4, step: 0 }, // tiles of 4: the default sentence in four
@@ -118,11 +112,11 @@ export class AttentionFigure {
       knockout: (layer, head) => this.choose({ knockout: toggled(this.viewState.get().knockout, layer, head) }),
       readOut: (text) => this.#status.choice(() => text), // a keyboard read-out of one number is a choice too
       learn: (step) => this.choose({ learn: this.learnAt(step) }),
-      messages: () => this.#messages,
+      messages: () => this.#language.messages,
     });
     this.#answers = createAnswers(() => [this.#view.result, this.viewState.get()], (kind) => this.#onAnswer(kind));
     this.#newReady();
-    this.#status = createStatus(el, { where: options.where, messages: () => this.#messages });
+    this.#status = createStatus(el, { where: options.where, messages: () => this.#language.messages });
     this.#measures = createMeasures();
     this.#loading = createLoading(this, el, options);
     this.#tools = createTools(this, { ...el, saveButtons: root.querySelectorAll("button[data-save]") }, options.linkHref);
@@ -149,57 +143,17 @@ export class AttentionFigure {
 
   /** The words of the language the figure shows (i18n/messages.js): every part writes through it,
    *  reading it each time (the language can change while the figure lives). */
-  get messages() { return this.#messages; }
+  get messages() { return this.#language.messages; }
 
-  /** Show the figure in language `lang` (a tag with a catalog: build.json's "languages"; null for English):
-   *  its catalog fetched once per page (i18n/language.js), every word written again in it, the root
-   *  declaring it (lang, dir), and the numbers unchanged: nothing is asked of Python again. Resolves once
-   *  shown; where the catalog cannot be fetched, English stays and the notice says why. */
-  async useLanguage(lang) {
-    const asked = lang ?? REFERENCE;
-    this.#languageAsked = asked;
-    let messages = english;
-    let failed = null;
-    try {
-      messages = await loadMessages(asked, this.#options.buildFolder, this.#options.catalog);
-    } catch (error) {
-      failed = { key: "language.notLoaded", params: { lang: asked, reason: error.message } };
-    }
-    if (this.#gone || this.#languageAsked !== asked) return; // gone, or another language asked for meanwhile
-    this.#languageFailed = failed;
-    if (messages === this.#messages) this.#drawNotice(this.#view.result);
-    else {
-      this.#messages = messages;
-      this.#writeWords();
-    }
-  }
+  /** Show the figure in language `lang` (a tag with a catalog: build.json's "languages"; null for
+   *  English), every word written again (controllers/language.js). */
+  useLanguage(lang) { return this.#language.use(lang); }
 
   /** The language the figure shows ("en", "de", …). */
-  get language() { return this.#messages.lang; }
+  get language() { return this.#language.messages.lang; }
 
   /** What asks for the figure's language changed (the element's lang attribute): chosen again. */
-  languageChanged() {
-    if (this.#manifest) this.#chooseLanguage(undefined);
-  }
-
-  /* The language to show once build.json has arrived: `linked` (a tag a link asked for, url-state.js),
-   * else options.chooseLanguage's (the element's attribute, its page's; the standalone page's: the
-   * browser's languages), else English. Its notice, where the choice said one, stays while it holds. */
-  #chooseLanguage(linked) {
-    const available = this.#manifest.languages ?? [REFERENCE];
-    const model = this.#manifest.default_view?.lang ?? null; // a course's model trained with --lang (build.py train)
-    const chosen = linked ? { lang: linked, asked: true, notice: null }
-      : (this.#options.chooseLanguage?.(available, model) ?? { lang: model, asked: false, notice: null });
-    this.#languageNotice = chosen.notice ?? null;
-    if (this.viewState.get().lang !== (chosen.asked ? chosen.lang : null)) this.viewState.update({ lang: chosen.asked ? chosen.lang : null });
-    this.#drawNotice(this.#view.result);
-    return this.useLanguage(chosen.lang);
-  }
-
-  /** A link followed asked for language `lang` (a tag with a catalog; url-state.js checked it). */
-  followLanguage(lang) {
-    if (lang && this.#manifest) this.#chooseLanguage(lang);
-  }
+  languageChanged() { this.#language.changed(); }
 
   /** build.json, once it has arrived (null before). */
   get manifest() { return this.#manifest; }
@@ -228,7 +182,7 @@ export class AttentionFigure {
    *  canFollowLink. */
   followLink(fragment, text) {
     const view = this.#links.follow(fragment, text);
-    this.followLanguage(view?.lang);
+    this.#language.follow(view?.lang);
   }
 
   /** The figure's element left the page: Python drops its view. */
@@ -246,7 +200,7 @@ export class AttentionFigure {
   destroy() {
     this.#gone = true;
     this.disconnect();
-    for (const part of [this.#status, this.#measures, this.#loading, this.#tools, this.#textInput, this.#links, this.#views]) part.destroy();
+    for (const part of [this.#status, this.#measures, this.#loading, this.#tools, this.#textInput, this.#links, this.#language, this.#views]) part.destroy();
     this.#listeners.clear();
     for (const waiter of this.#queue.waiters.splice(0)) waiter.reject(new Error("the figure is gone")); // not shown
   }
@@ -386,7 +340,7 @@ export class AttentionFigure {
   summary() {
     const { result } = this.#view;
     const state = this.viewState.get();
-    const messages = this.#messages;
+    const { messages } = this;
     if (!result || result.ids.length === 0) return messages.text("figure.noTokens");
     const whatIf = hasWhatIf(state) || state.knockout.length;
     return messages.text(whatIf ? "figure.summaryWhatIf" : "figure.summary", {
@@ -408,7 +362,22 @@ export class AttentionFigure {
     const [explained, predicted] = await Promise.all([answer("explain"), answer("predict")]);
     const shown = this.checkpoints.find((checkpoint) => checkpoint.step === state.learn.step);
     const checkpoint = shown ? [shown, this.checkpoints.at(-1)] : null; // the checkpoint's line, unless the shipped model is shown
-    return exportFigure({ result, state, config, explained, predicted, checkpoint, width: this.#root.clientWidth, messages: this.#messages }, format);
+    return exportFigure({ result, state, config, explained, predicted, checkpoint, width: this.#root.clientWidth, messages: this.messages }, format);
+  }
+
+  /** The words of a new language (controllers/language.js has written the markup's and the about
+   *  text): every view, the status line and the notice written again; the numbers shown stay. */
+  wordsChanged() {
+    const { result } = this.#view;
+    const state = this.viewState.get();
+    this.#views.language();
+    if (result) this.#views.tokens(result);
+    this.#render(state, state);
+    this.#views.answers(new Set(answersShown(state)), result, state, this.#answers);
+    this.#status.language();
+    this.#tools.language();
+    this.#drawNotice(result);
+    this.changed();
   }
 
   /** The notice drawn again for the result shown (what a link could not give has changed). */
@@ -481,40 +450,8 @@ export class AttentionFigure {
     if (result?.attention && result.ids.length > 0) this.#status.view(result, state, state.preview ?? state.token);
   }
 
-  /* Every word of the figure in the language of #messages: its markup's (i18n/language.js applyMessages:
-   * the root declares the language), the about text, the views, the status line and the notice; the
-   * numbers shown stay as they are, written again. */
-  #writeWords() {
-    applyMessages(this.#root, this.#messages);
-    this.#writeAbout();
-    const { result } = this.#view;
-    const state = this.viewState.get();
-    this.#views.language();
-    if (result) this.#views.tokens(result);
-    this.#render(state, state);
-    this.#views.answers(new Set(answersShown(state)), result, state, this.#answers);
-    this.#status.language();
-    this.#tools.language();
-    this.#drawNotice(result);
-    this.changed();
-  }
-
-  /* The about text's words of the model (build.json's default view: what it was trained on and how, the
-   * sentence about its default view), in the figure's language. */
-  #writeAbout() {
-    const el = this.#el;
-    const messages = this.#messages;
-    const manifest = this.#manifest;
-    if (!manifest) return; // build.py wrote them in English
-    const { config, default_view: defaultView } = manifest;
-    el.modelSize.textContent = messages.text("about.modelSize", { layers: config.n_layer, heads: config.n_head });
-    el.modelCorpus.textContent = shown(messages, defaultView.about.corpus);
-    el.modelTraining.textContent = shown(messages, defaultView.about.training);
-    el.defaultStory.textContent = shown(messages, defaultView.story);
-  }
-
   #drawNotice(result) { // the notice above the chips, for `result` (null before the first result is shown)
-    const notices = [...(this.#options.notices ?? []), ...[this.#languageNotice, this.#languageFailed].filter(Boolean)];
+    const notices = [...(this.#options.notices ?? []), ...this.#language.notices];
     this.#status.notice(result, { failed: this.state === "error", boxCut: this.#box.cut, asked: this.#links.changes, notices });
   }
 
@@ -603,11 +540,11 @@ export class AttentionFigure {
     this.#manifest = manifest;
     const { config, default_view: defaultView } = manifest; // its text is already in the box (build.py put it there)
     view.config = { ...config, steps: (manifest.checkpoints ?? []).map((checkpoint) => checkpoint.step), languages: manifest.languages ?? [REFERENCE] }; // steps, languages: what a link may ask for (url-state.js)
-    this.#writeAbout();
+    this.#language.writeAbout();
     this.#views.forModel(config, this.checkpoints);
     const given = this.#queue.requested > 0; // a text given before build.json arrived (setText, a message, typing)
     const { text, layer, head, panels, step, lang } = this.#links.initial(view.config, manifest.max_text_chars, given);
-    this.#chooseLanguage(lang);
+    this.#language.choose(lang);
     const linked = text !== undefined && this.intoBox(text) !== defaultView.text;
     const fresh = linked || (given && el.text.value !== defaultView.text); // no precomputed view for this text
     this.viewState.update({ layer: layer ?? defaultView.layer, head: head ?? defaultView.head, token: fresh ? Number.MAX_SAFE_INTEGER : defaultView.token, panels: panels ?? {},
