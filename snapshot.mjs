@@ -8,7 +8,7 @@
  * and modules that keep JavaScript objects (pyodide.*, micropip, asyncio's web loop) cannot be
  * serialised. So:
  *
- *   1. a probe instance loads numpy, unpacks PROJECT_WHEEL, imports the figure's package
+ *   1. a probe instance installs numpy and PROJECT_WHEEL as the tab's worker does (tab-python.mjs), imports the figure's package
  *      and lists the standard-library modules that this pulled in (those read from python_stdlib.zip),
  *      and the package's own modules;
  *   2. a fresh instance, started with _makeSnapshot, imports exactly those standard-library modules,
@@ -21,21 +21,18 @@
  * Source of the API: Pyodide 0.27.7, src/js/pyodide.ts (loadPyodide options) and src/js/snapshot.ts.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { basename, resolve } from "node:path";
 import { gzipSync } from "node:zlib";
+import { installPackages, startPython } from "./tab-python.mjs";
 
 const [pyodideDir, wheelPath, out] = process.argv.slice(2).map((arg) => resolve(arg));
-const { loadPyodide } = createRequire(import.meta.url)(`${pyodideDir}/pyodide.js`);
-const options = { indexURL: `${pyodideDir}/`, env: { PYTHONHASHSEED: "0" }, stdout: () => {}, stderr: (line) => console.error(line) };
+const options = { env: { PYTHONHASHSEED: "0" } };
 const NOT_SERIALISABLE = ["pyodide", "_pyodide", "asyncio", "js", "pyodide_js"];
 
-const probe = await loadPyodide(options);
-await probe.loadPackage(["numpy"], { messageCallback: () => {} });
+const probe = await startPython(pyodideDir, options);
+installPackages(probe, pyodideDir, wheelPath);
 const wheelInFS = `/tmp/${basename(wheelPath)}`;
-probe.FS.writeFile(wheelInFS, readFileSync(wheelPath));
 const unpack = `import site, zipfile; zipfile.ZipFile(${JSON.stringify(wheelInFS)}).extractall(site.getsitepackages()[0])`;
-probe.runPython(unpack);
 const [stdlib, ownModules] = probe.runPython(`
 import sys
 import numpy, attention_live.figure
@@ -46,7 +43,7 @@ stdlib_zip = tuple(path + "/" for path in sys.path if path.endswith(".zip"))
  " ".join(sorted(name for name in sys.modules if name.split(".")[0] == "attention_live"))]
 `).toJs();
 
-const python = await loadPyodide({ ...options, _makeSnapshot: true });
+const python = await startPython(pyodideDir, { ...options, _makeSnapshot: true });
 python.FS.writeFile(wheelInFS, readFileSync(wheelPath));
 python.runPython(unpack);
 const imported = python.runPython(`

@@ -192,11 +192,13 @@ def test_the_test_command_runs_the_tests_it_is_given():
 def test_the_precompressed_copies_hold_the_files():
     """Every ``.br`` and ``.gz`` beside a file of dist/ decompresses (with the brotli package and the
     standard library's gzip, not the code that wrote them) to that file's bytes, and each is written
-    only where it saves at least 5%: Pyodide's wasm, for one, has both."""
+    only where it saves at least 5%: Pyodide's wasm, for one, has both, and so has the standard library's
+    zip, whose entries are stored (issue 46); the project's wheel, deflated, has none."""
     copies = sorted(p for p in build.DIST.rglob("*") if p.suffix in (".br", ".gz") and p.name != "snapshot.bin.gz")
     folder = build.build_folder()
     assert {folder / "pyodide" / f"pyodide.asm.wasm{suffix}" for suffix in (".br", ".gz")} <= set(copies)
-    assert not (folder / "pyodide" / "python_stdlib.zip.br").exists()  # a zip: nothing to gain
+    assert {folder / "pyodide" / f"python_stdlib.zip{suffix}" for suffix in (".br", ".gz")} <= set(copies)
+    assert not [path for path in copies if path.parent.name == "wheels"]  # a deflated zip: nothing to gain
     for copy in copies:
         original = copy.with_suffix("")
         data = brotli.decompress(copy.read_bytes()) if copy.suffix == ".br" else gzip.decompress(copy.read_bytes())
@@ -224,6 +226,7 @@ def test_serve_sends_the_encoding_the_browser_accepts(origin, accept, encoding):
 
 
 def test_serve_sends_a_file_without_a_copy_as_it_is(origin):
-    path = f"/{build.build_folder().name}/pyodide/python_stdlib.zip"
+    (wheel,) = (build.build_folder() / "wheels").glob("*.whl")
+    path = f"/{build.build_folder().name}/wheels/{wheel.name}"
     with urllib.request.urlopen(urllib.request.Request(origin + path, headers={"Accept-Encoding": "br, gzip"})) as response:
         assert response.headers["Content-Encoding"] is None and response.read() == (build.DIST / path.lstrip("/")).read_bytes()

@@ -101,7 +101,7 @@ def test_the_builds_numpy_is_written_file_for_file(page, origin):
     assert lock["packages"]["numpy"]["sha256"] == build.sha256_of(tar_path)
     with tarfile.open(tar_path) as tar:
         expected = {f"/site/{m.name}": hashlib.sha256(tar.extractfile(m).read()).hexdigest() for m in tar.getmembers() if m.isfile()}
-    assert len(expected) > 300
+    assert len(expected) > 80  # what the figure imports (issue 46), and numpy's .dist-info
     page.goto(f"{origin}/{folder.name}/build.json")  # the archive's origin, where tar.js is then added
     page.add_script_tag(path=str(build.ROOT / "web" / "runtime" / "worker" / "tar.js"))
     written = page.evaluate("""async (url) => {

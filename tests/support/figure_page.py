@@ -582,10 +582,11 @@ class SlowLink(build.StaticHandler):
     """dist/ through one shared link of ``bits_per_second`` with ``round_trip_s`` before each response,
     as a phone's network is: every connection's bytes wait their turn in one token bucket. Each
     subclass (slow_link_server) has its own bucket and its own ``requested``: the file name of each
-    request, in order. ``compressed`` False: a host that sends every file as it is (no precompressed
-    copy, whatever the request accepts)."""
+    request, in order. ``accept``: the encodings the server takes the request to accept (its
+    Accept-Encoding), None for the browser's own (Brotli, from Chromium): "gzip" is a host that sends
+    only gzip, as many static hosts do, and "" one that sends every file as it is (no precompressed copy)."""
 
-    bits_per_second, round_trip_s, compressed = 1.6e6, 0.15, True
+    bits_per_second, round_trip_s, accept = 1.6e6, 0.15, None
     requested = []
     lock = threading.Lock()
     next_free = 0.0
@@ -596,8 +597,9 @@ class SlowLink(build.StaticHandler):
     def send_head(self):
         type(self).requested.append(self.path.split("?")[0].rsplit("/", 1)[-1])
         time.sleep(self.round_trip_s)  # the network's delay, in the server's thread
-        if not self.compressed:
+        if self.accept is not None:
             del self.headers["Accept-Encoding"]
+            self.headers["Accept-Encoding"] = self.accept
         return super().send_head()
 
     def copyfile(self, source, outputfile):
@@ -609,10 +611,11 @@ class SlowLink(build.StaticHandler):
             outputfile.write(chunk)
 
 
-def slow_link_server(bits_per_second, round_trip_s, directory=None, compressed=True):
+def slow_link_server(bits_per_second, round_trip_s, directory=None, compressed=True, accept=None):
     """A server of ``directory`` (dist/) on a free 127.0.0.1 port through a SlowLink of its own: (the
-    server, for ``serving``; the list of requested file names, filled as they come)."""
-    handler = type("Link", (SlowLink,), {"bits_per_second": bits_per_second, "round_trip_s": round_trip_s, "compressed": compressed,
+    server, for ``serving``; the list of requested file names, filled as they come). ``compressed``
+    False: no precompressed copy is sent; ``accept``: see SlowLink."""
+    handler = type("Link", (SlowLink,), {"bits_per_second": bits_per_second, "round_trip_s": round_trip_s, "accept": accept if compressed else "",
                                          "next_free": 0.0, "requested": [], "lock": threading.Lock()})
     server = build.QuietServer(("127.0.0.1", 0), functools.partial(handler, directory=str(directory or build.DIST)))
     return server, handler.requested

@@ -1,7 +1,7 @@
 """A copy of the project's sources in a temporary folder, built there by build.py as a new user would.
 
 The copy shares the project's ``.cache/`` (pinned downloads and snapshots), so building it needs no
-network; everything else (``web/``, ``py/``, ``weights/``, ``build.py``, ``snapshot.mjs``, ``pycompile.mjs``) is copied,
+network; everything else (``SOURCES``: the build's scripts, ``web/``, ``py/``, ``weights/``) is copied,
 so a test may change any of it.
 """
 
@@ -12,7 +12,8 @@ import sys
 
 import build
 
-SOURCES = ("build.py", "snapshot.mjs", "pycompile.mjs", "web", "py", "weights")
+SOURCES = ("build.py", "snapshot.mjs", "pycompile.mjs", "import_audit.py", "import_audit.mjs", "tab-python.mjs", "requirements-audit.txt",
+           "web", "py", "weights")
 
 
 def copy_sources(folder):
