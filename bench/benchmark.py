@@ -328,11 +328,11 @@ def measure_network(playwright, runs, directory=None):
     (compressed copies included, Brotli where the browser accepts it) through figure_page.SlowLink at
     each of NETWORKS' speeds, and again from a host that sends gzip only (rows "<network>, gzip"), a
     fresh context each run: ms from navigation to the figure's first paint and to live attention (its
-    marks)."""
+    marks), and to the end of each of the worker's loading steps (startup_marks)."""
     report = {}
     browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
     for (name, (bits_per_second, round_trip_s)), (suffix, accept) in itertools.product(NETWORKS.items(), NETWORK_ENCODINGS.items()):
-        marks = {"first_paint": [], "live": []}
+        marks = []
         for run in range(runs):
             server, _ = slow_link_server(bits_per_second, round_trip_s, directory=directory, accept=accept)
             with serving(server) as url:
@@ -340,10 +340,10 @@ def measure_network(playwright, runs, directory=None):
                 page = context.new_page()
                 page.goto(url + "/")
                 FigurePage(page).settled(timeout=600_000)
-                for key, mark in (("first_paint", "attention-live:first-paint"), ("live", "attention-live:live")):
-                    marks[key].append(page.evaluate("name => performance.getEntriesByName(name)[0].startTime", mark))
+                marks.append(startup_marks(page))
                 context.close()
-        report[name + suffix] = {key: summary(values) for key, values in marks.items()}
+        report[name + suffix] = {"first_paint": summary([m["first-paint"] for m in marks]), "live": summary([m["live"] for m in marks]),
+                                 "steps": {step: summary([m[step] for m in marks]) for step in WORKER_STEPS}}
     browser.close()
     return report
 
@@ -833,7 +833,8 @@ def print_start_up(report):
     print(f"first visit without the snapshot: {report['first_visit_bytes']:,} bytes in the smallest copies")
     print("first visit over a phone's network (median ms; gzip: a host that sends gzip only, for information):")
     for name, row in report["network"].items():
-        print(f"{name:16} first paint {row['first_paint']['median']:>8}  live {row['live']['median']:>8}")
+        steps = "  ".join(f"{step} {value['median']}" for step, value in row["steps"].items())
+        print(f"{name:16} first paint {row['first_paint']['median']:>8}  live {row['live']['median']:>8}  (steps' ends: {steps})")
 
 
 def print_table(report):

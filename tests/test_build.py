@@ -230,3 +230,20 @@ def test_serve_sends_a_file_without_a_copy_as_it_is(origin):
     path = f"/{build.build_folder().name}/wheels/{wheel.name}"
     with urllib.request.urlopen(urllib.request.Request(origin + path, headers={"Accept-Encoding": "br, gzip"})) as response:
         assert response.headers["Content-Encoding"] is None and response.read() == (build.DIST / path.lstrip("/")).read_bytes()
+
+
+def test_the_builds_worker_holds_the_scripts_it_imported():
+    """The build's worker.js is web/'s worker.js with its importScripts call replaced by the four
+    scripts it names, whole and in that order (issue 46: one request, not four in a row); the four are
+    not in the build's folder."""
+    source = (build.ROOT / "web" / "runtime" / "worker" / "worker.js").read_text(encoding="utf-8")
+    names = ["checked-fetch.js", "wasm-guards.js", "tar.js", "startup.js"]
+    call = 'importScripts("checked-fetch.js", "wasm-guards.js", "tar.js", "startup.js");'
+    assert call in source
+    built = (build.build_folder() / "worker.js").read_text(encoding="utf-8")
+    assert "importScripts(\"" not in built
+    before, after = source.split(call)
+    assert built.startswith(before) and built.endswith(after.split("\n", 1)[1])
+    places = [built.index((build.ROOT / "web" / "runtime" / "worker" / name).read_text(encoding="utf-8")) for name in names]
+    assert places == sorted(places)
+    assert not [name for name in names if (build.build_folder() / name).exists()]

@@ -16,7 +16,8 @@
  *      Python's memory snapshot where the offline copy holds it or the link is fast enough (linkRate);
  *   2. numpy's tar and the figure's wheel, written into site-packages without Pyodide's loadPackage;
  *   3. the model and the tokenizer, needed last.
- * On a fast link, or from the offline copy, wave 2 is asked for with wave 1. Every download is
+ * On a fast link, or from the offline copy, wave 2 is asked for with wave 1 and wave 3 after it; on a
+ * slow one, waves 2 and 3 together once wave 1 is in. Every download is
  * counted and checked (checked-fetch.js); each step ends with a performance mark for the benchmark,
  * and a failed step names its files (a message of the page's catalog: shownError, checked-fetch.js).
  * Messages sent while loading:
@@ -202,13 +203,16 @@ self.startPython = (function () {
       progress();
     }
 
-    // Waves 2 and 3: the packages (at once, or once Python's files are in), then the model, asked for
-    // as soon as the packages are in so that it downloads while Python imports numpy.
+    // Waves 2 and 3: the packages, then the model. Where the packages come with wave 1 (a fast link, the
+    // offline copy), the model is asked for once they are in, so that it downloads while Python imports
+    // numpy. On a slow link both are asked for once Python's files are in: Python's start then keeps this
+    // thread busy for a second or more, and a model asked for only when the packages are in would wait
+    // for it while the link stood idle (0.5 s on 4G: docs/benchmark-history.md, issue 46).
     const pythonIn = Promise.allSettled([wasm, stdlib, lock, snapshot]);
     const packageFiles = (packagesNow ? Promise.resolve() : pythonIn).then(() => Promise.all(packagePaths.map((path) =>
       (storedUnzipped ? storedOrFetched(url(path), path, manifest.files[path]) : fetchBytes(url(path)))))); // no offline copy: caches.match would only delay the request
     const fetchModel = () => Promise.all([fetchBytes(url(manifest.model)), fetchBytes(url(manifest.tokenizer))]);
-    const files = packageFiles.then(fetchModel, fetchModel);
+    const files = packagesNow ? packageFiles.then(fetchModel, fetchModel) : pythonIn.then(fetchModel);
     for (const download of [files, packageFiles]) download.catch(() => {}); // a failure is reported where it is awaited, below
 
     const pyodide = await step("python", "python", pythonFiles.join(", "), () => loadPyodideOrFail({ indexURL, _loadSnapshot: snapshot }));
