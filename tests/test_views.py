@@ -181,10 +181,15 @@ def test_rows_repainted_after_typing_match_a_full_repaint(page, figure):
 
 def test_a_resting_mark_reads_the_numbers_drawn_now(page, figure):
     """A pointer resting on a cell, or a cell read with Left/Right, is read again with every new text,
-    head and query (never an earlier text's number)."""
+    head and query (never an earlier text's number). The new text has as many tokens as the one the
+    pointer came to rest on, so the cell under it stays where it was: a matrix of another size would put
+    another cell under the resting pointer, and Chromium, which sends a resting pointer a mousemove when
+    the layout under it changes, may then move the mark there (seen once on a loaded CI machine)."""
     page.open_panel("matrix")
+    page.set_text("A dog barked at the moon while the cat slept on the warm red mat all night.")
     page.point_at_cell(2, 1)
-    text = "A dog barked at the moon while the cat slept on the warm red mat all night."
+    text = "A cat barked at the moon while the dog slept on the warm red mat all night."
+    assert len(figure.analyse(text)["ids"]) == len(figure.analyse("A dog barked at the moon while the cat slept on the warm red mat all night.")["ids"])
     page.set_text(text)
     page.select(layer=1, head=1)
     labels = figure.analyse(text)["labels"]
