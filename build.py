@@ -26,6 +26,12 @@ rebuild needs no network:
   archive (``package_wheels_as_tar``: the worker writes its files without unzipping them) and writes
   the new file name and sha256 into the build's lock.
 
+Then the build keeps only the Python the figure imports (``trim_python``, issue 46): the standard
+library's modules and numpy's files that the import audit (import_audit.py) finds imported in Pyodide and
+in CPython (numpy for that run: requirements-audit.txt, by hash, installed once into
+``.cache/audit-python/``), checked by running the audit again on what is kept; the memory snapshot is
+made from that.
+
 ``--pyodide-dir DIR`` takes a full Pyodide 0.27.7 distribution from disk instead (its lock file
 must be 0.27.7's and its numpy wheel must match the lock's sha256).
 Any mismatch stops the build with a message naming the file.
