@@ -190,10 +190,10 @@ def inline_worker_scripts(folder):
     concatenation runs as the separate files did."""
     worker = folder / "worker.js"
     source = worker.read_text(encoding="utf-8")
-    (call,) = re.findall(r"^importScripts\(([^)]*)\);.*$", source, re.M)
-    names = re.findall(r'"([^"]+)"', call)
+    call = re.search(r"^importScripts\(([^)]*)\);.*$", source, re.M)
+    names = re.findall(r'"([^"]+)"', call[1])
     scripts = "".join(f"// {name}, put here by build.py (inline_worker_scripts)\n{(folder / name).read_text(encoding='utf-8')}\n" for name in names)
-    worker.write_text(re.sub(r"^importScripts\([^)]*\);.*$", lambda _: scripts, source, count=1, flags=re.M), encoding="utf-8")
+    worker.write_text(source[:call.start()] + scripts + source[call.end():], encoding="utf-8")
     for name in names:
         (folder / name).unlink()
 
@@ -355,15 +355,20 @@ def checkpoint_files(model):
     return listed
 
 
+def inputs_digest(paths):
+    """16 hex digits naming what is made from the files ``paths``: a hash of their names and sha256s."""
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.name.encode() + bytes.fromhex(sha256_of(path)))
+    return digest.hexdigest()[:16]
+
+
 def made_with_node(script, inputs, name, arguments, purpose):
     """The file that ``node script *arguments OUT`` writes, kept in ``.cache/`` as ``name`` (``{}``: a
     hash of the sha256 of ``inputs`` and of the script) and made only when it is not there yet.
 
     Raises BuildError when Node is needed and missing (``purpose`` says what for)."""
-    digest = hashlib.sha256()
-    for path in [*inputs, ROOT / script]:
-        digest.update(path.name.encode() + bytes.fromhex(sha256_of(path)))
-    cached = CACHE / name.format(digest.hexdigest()[:16])
+    cached = CACHE / name.format(inputs_digest([*inputs, ROOT / script]))
     if not cached.exists():
         if shutil.which("node") is None:
             raise BuildError(f"node is not on PATH: the build needs Node.js (it comes with npm) to {purpose}")
@@ -424,6 +429,12 @@ def package_wheels_as_tar(pyodide_folder):
     return tars
 
 
+def package_files(pyodide_folder):
+    """The files of PYODIDE_PACKAGES that ``pyodide_folder``'s lock names (numpy's tar, once packed)."""
+    lock = json.loads((pyodide_folder / "pyodide-lock.json").read_text())
+    return [pyodide_folder / lock["packages"][name]["file_name"] for name in PYODIDE_PACKAGES]
+
+
 def audit_python():
     """The CPython of the import audit's run (import_audit.py): a virtual environment in
     ``.cache/audit-python/`` with requirements-audit.txt (numpy 2.0.2, Pyodide's, by hash), made once per
@@ -471,9 +482,8 @@ def pyodide_audit(pyodide_folder, wheel, model, plan, what="the full Python"):
     """The plan run in Pyodide (import_audit.mjs) with ``pyodide_folder``'s files, as a dict: modules,
     outcomes, numbers. Kept in ``.cache/`` under the sha256 of everything it is made from. BuildError,
     naming ``what`` ran, where the run itself fails (Python's error is in its output above)."""
-    lock = json.loads((pyodide_folder / "pyodide-lock.json").read_text())
-    inputs = [*(pyodide_folder / name for name in PYODIDE_CORE_FILES), *(pyodide_folder / lock["packages"][name]["file_name"] for name in PYODIDE_PACKAGES),
-              wheel, plan, *TAB_PYTHON, *model_inputs(model, plan)]
+    inputs = [*(pyodide_folder / name for name in PYODIDE_CORE_FILES), *package_files(pyodide_folder), wheel, plan, *TAB_PYTHON,
+              *model_inputs(model, plan)]
     try:
         report = made_with_node("import_audit.mjs", inputs, "audit-pyodide-{}.json", [pyodide_folder, wheel, model, plan], "run the import audit")
     except subprocess.CalledProcessError as e:
@@ -487,10 +497,7 @@ def cpython_audit(model, plan):
     python = audit_python()
     inputs = [ROOT / "import_audit.py", ROOT / AUDIT_REQUIREMENTS, AUDIT_PYTHON / "pyvenv.cfg", plan, *model_inputs(model, plan),
               *sorted((ROOT / "py" / "attention_live").glob("*.py"))]
-    digest = hashlib.sha256()
-    for path in inputs:
-        digest.update(path.name.encode() + bytes.fromhex(sha256_of(path)))
-    cached = CACHE / f"audit-cpython-{digest.hexdigest()[:16]}.json"
+    cached = CACHE / f"audit-cpython-{inputs_digest(inputs)}.json"
     if not cached.exists():
         part = cached.with_name(cached.name + ".part")
         run([str(python), str(ROOT / "import_audit.py"), str(plan), str(model), str(part)],
@@ -575,8 +582,7 @@ def trim_python(pyodide_folder, wheel, model):
             if member.name in kept:
                 member.size = len(kept[member.name])
                 out.addfile(member, io.BytesIO(kept[member.name]))
-    lock["packages"] = {name: {**lock["packages"][name], "sha256": sha256_of(pyodide_folder / lock["packages"][name]["file_name"])}
-                        for name in PYODIDE_PACKAGES}
+    lock["packages"] = {name: {**lock["packages"][name], "sha256": sha256_of(path)} for name, path in zip(PYODIDE_PACKAGES, package_files(pyodide_folder))}
     lock_path.write_text(json.dumps(lock, separators=(",", ":")))
     trimmed = pyodide_audit(pyodide_folder, wheel, model, plan, "what is shipped")
     check_outcomes(plan, {"Pyodide": full, "Pyodide with what is shipped": trimmed})
@@ -594,8 +600,7 @@ def make_snapshot(pyodide_folder, wheel, out):
     reproducible (it holds Python's memory, timestamps included), so it is kept in ``.cache/`` under
     the sha256 of everything it is made from: the same inputs give the same file, and the same build id.
     """
-    lock = json.loads((pyodide_folder / "pyodide-lock.json").read_text())
-    inputs = [*(pyodide_folder / name for name in PYODIDE_CORE_FILES), *(pyodide_folder / lock["packages"][name]["file_name"] for name in PYODIDE_PACKAGES), wheel]
+    inputs = [*(pyodide_folder / name for name in PYODIDE_CORE_FILES), *package_files(pyodide_folder), wheel]
     cached = made_with_node("snapshot.mjs", [*inputs, *TAB_PYTHON], "snapshot-{}.bin.gz", [pyodide_folder, wheel], "make Pyodide's memory snapshot")
     shutil.copyfile(cached, out)
 
