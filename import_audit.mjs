@@ -28,7 +28,6 @@ function digest(value) {
   const hash = createHash("sha256");
   const walk = (item) => {
     if (ArrayBuffer.isView(item)) hash.update(new Uint8Array(item.buffer, item.byteOffset, item.byteLength));
-    else if (item instanceof Map) for (const [key, entry] of item) { hash.update(JSON.stringify(key)); walk(entry); }
     else if (Array.isArray(item)) { hash.update("["); item.forEach(walk); hash.update("]"); }
     else if (item && typeof item === "object") for (const key of Object.keys(item).sort()) { hash.update(JSON.stringify(key)); walk(item[key]); }
     else hash.update(JSON.stringify(item ?? null));
