@@ -527,7 +527,7 @@ def test_a_fast_network_starts_python_from_its_snapshot(playwright, compressed):
     time it saves (here a local link at 1 Gbps), the worker fetches it before the figure is live,
     whether the host compresses or not (startup.js, linkRate: a compressed download over
     a fast link measures the browser's decoding, not the link)."""
-    server, requested = slow_link_server(1e9, 0.0, compressed=compressed)
+    server, requested = slow_link_server(1e9, 0.0, accept=None if compressed else "")  # "": a host that sends every file as it is
     with serving(server) as url, browser_context(playwright) as context:
         figure_page = FigurePage(context.new_page())
         figure_page.open(url + "/")

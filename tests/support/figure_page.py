@@ -611,11 +611,11 @@ class SlowLink(build.StaticHandler):
             outputfile.write(chunk)
 
 
-def slow_link_server(bits_per_second, round_trip_s, directory=None, compressed=True, accept=None):
+def slow_link_server(bits_per_second, round_trip_s, directory=None, accept=None):
     """A server of ``directory`` (dist/) on a free 127.0.0.1 port through a SlowLink of its own: (the
-    server, for ``serving``; the list of requested file names, filled as they come). ``compressed``
-    False: no precompressed copy is sent; ``accept``: see SlowLink."""
-    handler = type("Link", (SlowLink,), {"bits_per_second": bits_per_second, "round_trip_s": round_trip_s, "accept": accept if compressed else "",
+    server, for ``serving``; the list of requested file names, filled as they come). ``accept``: see
+    SlowLink ("": no precompressed copy is sent)."""
+    handler = type("Link", (SlowLink,), {"bits_per_second": bits_per_second, "round_trip_s": round_trip_s, "accept": accept,
                                          "next_free": 0.0, "requested": [], "lock": threading.Lock()})
     server = build.QuietServer(("127.0.0.1", 0), functools.partial(handler, directory=str(directory or build.DIST)))
     return server, handler.requested
