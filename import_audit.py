@@ -3,7 +3,7 @@ that the build ships only those (build.py's ``import_audit`` and ``trim_python``
 
 The audit is one plan of calls, the worker's own (web/runtime/worker/worker.js: ``Figure(...)``,
 ``another_view``, ``add_checkpoint``, and its requests ``analyse``, ``explain``, ``flash``,
-``predict``, ``tokenize``), made on ordinary, hostile and long texts, each call with good arguments
+``predict``, ``rollout``, ``tokenize``), made on ordinary, hostile and long texts, each call with good arguments
 and with bad ones. It runs twice:
 
 * in Pyodide, under Node, through Pyodide's JavaScript API as the worker calls it (import_audit.mjs):
@@ -84,7 +84,8 @@ def plan(default_text, config, checkpoints, model_sha256, max_text_chars):
                   view("explain", layer=n_layer, head=n_head, token="last"),
                   view("flash", layer=1, head=1, token="last"),
                   view("predict", token="last"),
-                  view("predict", token=0, top=1)]
+                  view("predict", token=0, top=1),
+                  view("rollout", layer=n_layer, head=n_head, token="last")]
     steps += [view("analyse", text=default_text),
               view("explain", layer=1, head=n_head, token="last", scale=False, mask=False, knockout=[[1, 1]]),
               view("flash", layer=n_layer, head=n_head, token="last", tile=1),
@@ -98,6 +99,8 @@ def plan(default_text, config, checkpoints, model_sha256, max_text_chars):
               view("explain", "ValueError", layer=1, head=1, token=-1),
               view("flash", "ValueError", layer=1, head=1, token=0, tile=0),
               view("predict", "ValueError", token=0, top=0),
+              view("rollout", layer=1, head=1, token="last", knockout=[[1, 1]], what_if=[n_layer, 1, False, True]),
+              view("rollout", "ValueError", layer=n_layer + 1, head=1, token=0),
               view("analyse", "ValueError", text=default_text, knockout=[[n_layer + 1, 1]]),
               view("analyse", "ValueError", text=default_text, what_if=[1, n_head + 1, True, True]),
               view("analyse", "ValueError", text=default_text, step=-1)]

@@ -8,7 +8,7 @@ import pytest
 from support.axe import violations
 from support.figure_page import WAIT_MS, FigurePage, Watch, above, check_view, ends_with, other_than
 
-PANELS = ["heads", "matrix", "math", "next"]
+PANELS = ["heads", "matrix", "math", "next", "stack"]
 
 
 @pytest.fixture(scope="module")
@@ -51,6 +51,8 @@ def open_panels(figure_page, names):
         figure_page.wait_for_panel("flash")
     if "next" in names:
         figure_page.wait_for_panel("next")
+    if "stack" in names:
+        figure_page.wait_for_panel("stack")
 
 
 # 5. axe-core in every state

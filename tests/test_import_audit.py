@@ -50,7 +50,7 @@ def test_the_plan_makes_every_call_the_worker_makes():
     worker = (build.ROOT / "web" / "runtime" / "worker" / "worker.js").read_text(encoding="utf-8")
     table = worker[worker.index("const REQUESTS = {"):]
     requests = set(re.findall(r"^  (\w+): \{ onView", table[:table.index("};")], re.M))
-    assert requests == {"analyse", "explain", "flash", "predict", "tokenize"}
+    assert requests == {"analyse", "explain", "flash", "predict", "rollout", "tokenize"}
     assert "model.another_view()" in worker and "model.add_checkpoint" in worker
     steps = json.loads(build.audit_plan(build.WEIGHTS).read_text())
     calls = {step["call"] for step in steps if "call" in step}
@@ -85,10 +85,10 @@ def test_both_pythons_end_every_step_alike(full_python):
     for step, outcome in zip(steps, pyodide["outcomes"]):
         if "expect" in step:
             assert outcome == step["expect"], step
-        elif step.get("call") in ("explain", "flash", "predict") and outcome != "ok":
+        elif step.get("call") in ("explain", "flash", "predict", "rollout") and outcome != "ok":
             assert outcome == "ValueError", step
     failed = [step for step, outcome in zip(steps, pyodide["outcomes"]) if "expect" not in step and outcome != "ok"]
-    assert failed and all(step.get("call") in ("explain", "flash", "predict") for step in failed)
+    assert failed and all(step.get("call") in ("explain", "flash", "predict", "rollout") for step in failed)
 
 
 def test_the_build_ships_exactly_what_the_audit_found(full_python):

@@ -18,7 +18,7 @@ from support.figure_page import FigurePage, browser_context, check_view, course_
 CATALOGS = ROOT / "web" / "i18n"
 ENGLISH = json.loads((CATALOGS / "en.json").read_text(encoding="utf-8"))
 LANGUAGES = ("de", "es", "fr")
-PANELS = "heads,matrix,math,next"
+PANELS = "heads,matrix,math,next,stack"
 PSEUDO_RTL = "ar"  # served as Arabic (a right-to-left language axe-core knows), its words reversed English
 PIECE = re.compile(r"\{\w+\}|</?[a-z]+>")
 

@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from training.sweep import Run, choose, ended_early  # noqa: E402
+from training.sweep import Run, choose, choose_chapter, ended_early  # noqa: E402
 
 
 def checkpoint(name, validation, alice, and_=0.05, queen=0.05, largest_l1=0.2, held_out=0.8):
@@ -44,6 +44,34 @@ def test_clause_2_ships_the_largest_alice_share_within_the_loss_bound():
 def test_clause_3_ships_the_lowest_loss():
     chosen, clause = choose([checkpoint("a", 3.95, 0.9), checkpoint("b", 3.93, 0.1), checkpoint("c", 3.92, 0.5, largest_l1=0.9)])
     assert (chosen["run"]["name"], clause) == ("c", 3)
+
+
+def chapter_checkpoint(name, validation, alice=0.90, and_=0.01, queen=0.04, largest_l1=0.15, held_out=0.9, step=1000, entropy=0.0):
+    """A judged checkpoint for issue 52's rule (its run's lever settings too)."""
+    record = checkpoint(name, validation, alice, and_, queen, largest_l1, held_out)
+    record["run"].update(l1_attention_drop=0.9, l2_attention_entropy=entropy)
+    return {**record, "step": step}
+
+
+def test_issue_52s_rule_ships_the_lowest_loss_among_checkpoints_that_meet_every_bound():
+    records = [
+        chapter_checkpoint("qualifies, higher loss", 3.99),
+        chapter_checkpoint("qualifies at every bound's edge", 4.00, alice=0.88, and_=0.05, queen=0.05, largest_l1=0.20, held_out=0.85),
+        chapter_checkpoint("qualifies, lowest loss, later", 3.97, step=3250),
+        chapter_checkpoint("qualifies, lowest loss", 3.97, step=3000),
+        chapter_checkpoint("87.9% on «Alice»", 3.90, alice=0.879),
+        chapter_checkpoint("5.1% on «and»", 3.90, and_=0.051),
+        chapter_checkpoint("5.1% on «Queen»", 3.90, queen=0.051),
+        chapter_checkpoint("layer 1 at 20.1%", 3.90, largest_l1=0.201),
+        chapter_checkpoint("held out 84.9%", 3.90, held_out=0.849),
+        chapter_checkpoint("loss over 4.00", 4.001),
+        chapter_checkpoint("entropy penalty: not the lever family", 3.80, entropy=0.05),
+    ]
+    chosen = choose_chapter(records)
+    assert (chosen["run"]["name"], chosen["step"]) == ("qualifies, lowest loss", 3000)
+    assert choose_chapter(records[4:]) is None
+    edge = choose_chapter([records[1]])
+    assert edge["run"]["name"] == "qualifies at every bound's edge"
 
 
 def test_no_checkpoints_is_an_error():

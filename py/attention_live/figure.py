@@ -1,6 +1,6 @@
 """What the page asks of Python: one text in, its tokens and every head's attention out; the math of
-one row (``explain``), the same row as FlashAttention computes it (``flash``) and the next token
-(``predict``) on request; the same for any checkpoint of the model's training run (``add_checkpoint``,
+one row (``explain``), the same row as FlashAttention computes it (``flash``), the next token
+(``predict``) and what a query reaches through the layers below (``rollout``) on request; the same for any checkpoint of the model's training run (``add_checkpoint``,
 then ``analyse(..., step=)``).
 
 The page's worker builds one ``Figure`` from the fetched files, then calls ``analyse(text)`` with
@@ -21,6 +21,7 @@ from attention_live.focus import even_entropy, row_entropy
 from attention_live.kv_cache import CachedForward, cache_summary
 from attention_live.labels import token_label
 from attention_live.model import gpt, load_gpt
+from attention_live.rollout import layer_mix, mix_below, rollout_row
 from attention_live.tokenizer import Tokenizer
 
 MAX_TEXT_CHARS = 2048  # only the last this many characters are tokenized; far more than block_size tokens need
@@ -163,14 +164,32 @@ class Figure:
         shown = self.tokenize(text)
         ids = shown["ids"]
         run = self._run(ids, knockout)
-        attention = run.attention() if ids else None
-        if ids and what_if is not None:
-            layer, head, scale, mask = what_if
-            self._check_view(layer, head, 0)
-            attention[layer - 1, head - 1] = what_if_head(run.queries[layer - 1][head - 1], run.present[layer - 1][0][head - 1],
-                                                          scale, mask)
+        attention = self._attention(run, what_if) if ids else None
         return {**shown, "attention": attention, "entropy": row_entropy(attention) if ids else None, "entropy_even": even_entropy(len(ids)),
                 "cache": cache_summary(self.config, len(ids), run.reused) if ids else None, "step": self._shown_step}
+
+    def rollout(self, layer, head, token, knockout=(), what_if=None):
+        """Attention stacked on attention for one query of the last text analysed (``rollout``: Abnar &
+        Zuidema 2020's attention rollout). ``layer`` and ``head`` 1-based, ``token`` the query's position
+        (0-based); ``knockout`` and ``what_if`` as in ``analyse``, so that ``direct`` is the row the
+        chips show.
+
+        Returns a dict (float32 numpy arrays):
+            direct: [T], the head's own row (probabilities);
+            rollout: [T], the query's row of ``R = A_layer,head · Â_(layer-1) · … · Â_1``: how much of its
+                attention ends on each typed token once the layers below are counted (in layer 1, direct);
+            key_mix: [T, T] or None, what each key of this layer is made of in typed tokens
+                (``rollout.mix_below``; row j: key j), None in layer 1;
+            layer1_mix: [T, T] or None, ``Â_1 = ½ · mean over heads(A_1) + ½ · I``, None in a one-layer model;
+            layer, head, token.
+        Raises ValueError for a layer, head or token outside the model or the text.
+        """
+        run = self._run(self._live.ids, knockout)
+        self._check_view(layer, head, token)
+        attention = self._attention(run, what_if)
+        return {"direct": attention[layer - 1, head - 1, token].copy(), "rollout": rollout_row(attention, layer, head, token).astype(np.float32),
+                "key_mix": mix_below(attention, layer), "layer1_mix": layer_mix(attention[0]) if self.config.n_layer > 1 else None,
+                "layer": layer, "head": head, "token": token}
 
     def explain(self, layer, head, token, scale=True, mask=True, knockout=()):
         """The math of one attention row of the last text analysed (``explain.explain_row``).
@@ -258,6 +277,17 @@ class Figure:
         self._live = CachedForward(self.params, self.config)
         self._what_if = CachedForward(self.params, self.config)
         self._shown_step = step
+
+    def _attention(self, run, what_if):
+        """Every head's attention of ``run`` (float32 [n_layer, n_head, T, T]), with the selected head's
+        matrix recomputed for ``what_if`` (None, or (layer, head, scale, mask) as in ``analyse``)."""
+        attention = run.attention()
+        if what_if is not None:
+            layer, head, scale, mask = what_if
+            self._check_view(layer, head, 0)
+            attention[layer - 1, head - 1] = what_if_head(run.queries[layer - 1][head - 1], run.present[layer - 1][0][head - 1],
+                                                          scale, mask)
+        return attention
 
     def _run(self, ids, knockout):
         """The cached forward pass for ``knockout`` (1-based pairs) brought up to ``ids``: the live one

@@ -157,6 +157,36 @@ def choose(records):
     return min(records, key=lambda r: r["validation"]), 3
 
 
+# Issue 52's rule (weights/MODEL_CARD.md, "Issue 52's rule: the chapter, exactly"), written before any
+# checkpoint was judged by it: on the chapter's sentence, the layer-2 head relabelled as head 3 (the claim-1
+# head: most of «said»'s weight on «Alice») gives «Alice» at least "alice" and «and» and «Queen» at most
+# "others" each; layer 1, head 1 (relabelled: the layer-1 head whose largest weight is smallest) gives no key
+# more than "diffuse"; the claim-1 head's held-out rate is at least "held_out"; validation at most "validation"
+CHAPTER_RULE = {"alice": 0.88, "others": 0.05, "diffuse": 0.20, "held_out": 0.85, "validation": 4.00}
+
+
+def in_lever_family(record):
+    """Whether a judged checkpoint's run is of the shipped model's lever family: stochastic depth on layer
+    1's attention (every run of the sweep), with or without dropout, an early end and late dropout; not
+    the runs with an entropy penalty on layer 2, a lever that was not shipped."""
+    return record["run"]["l1_attention_drop"] > 0 and not record["run"].get("l2_attention_entropy")
+
+
+def chapter_bounds(record):
+    """Which bounds of CHAPTER_RULE a judged checkpoint meets: dict of bool."""
+    f, rule = record["focused"], CHAPTER_RULE
+    return {"«Alice»": f["alice"] >= rule["alice"], "«and», «Queen»": max(f["and"], f["queen"]) <= rule["others"],
+            "layer 1": record["diffuse"]["largest"] <= rule["diffuse"], "held out": record["held_out"] >= rule["held_out"],
+            "validation": record["validation"] <= rule["validation"]}
+
+
+def choose_chapter(records):
+    """Issue 52's choice among ``records`` (judged checkpoints): the checkpoint of the lever family that
+    meets every bound of CHAPTER_RULE with the lowest validation loss (ties: the earlier step), or None."""
+    qualifying = [r for r in records if in_lever_family(r) and all(chapter_bounds(r).values())]
+    return min(qualifying, key=lambda r: (r["validation"], r["step"])) if qualifying else None
+
+
 def train_command(args, run):
     """The ``training.train`` command line of one run of the plan (a Run: each field is given as the
     training.train option of its name, none where it is None), and the checkpoint it writes."""
@@ -172,13 +202,18 @@ def ended_early(run, checkpoints):
     return not checkpoints or int(checkpoints[-1].stem.removeprefix("ckpt-step")) < run.max_iters
 
 
-def judge_run(judge, run, out, results):
+def judge_run(judge, run, out, results, every=None, rerun=None):
     """Judge every kept checkpoint of a run (a Run), appending one line per checkpoint to ``results``; a run
-    whose last checkpoint comes before its last step is recorded as stopped."""
+    whose last checkpoint comes before its last step is recorded as stopped. ``every``: only the
+    checkpoints of steps that are a multiple of it (the sweep's 250, for a run evaluated more often), and
+    the last; ``rerun``: a run of the plan trained again, recorded under its name with " (rerun RERUN)"."""
     checkpoints = sorted(out.parent.glob("ckpt-step*.pt"))
     stopped = ended_early(run, checkpoints)
+    step_of = lambda path: int(path.stem.removeprefix("ckpt-step"))  # noqa: E731
+    if every:
+        checkpoints = [c for c in checkpoints if step_of(c) % every == 0 or c == checkpoints[-1]]
     for checkpoint in checkpoints:
-        record = {"run": {"name": run_name(*run), "l1_attention_drop": run.l1_attention_drop,
+        record = {"run": {"name": run_name(*run) + (f" (rerun {rerun})" if rerun else ""), "l1_attention_drop": run.l1_attention_drop,
                           "l1_attention_drop_until": run.l1_attention_drop_until, "seed": run.seed, "dropout": run.dropout,
                           "dropout_from": run.dropout_from, "attention_dropout": run.attention_dropout,
                           "steps": run.max_iters,  # sweep.jsonl's name for max_iters, kept for the 494 lines judged before
@@ -253,6 +288,9 @@ def report(records):
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for record in records:
         print(format_row(record))
+    chapter = choose_chapter(records)
+    print("\nIssue 52's rule chooses " + (f"{chapter['run']['name']} at step {chapter['step']}: {format_row(chapter)}" if chapter
+                                          else "nothing: no checkpoint of the lever family meets every bound"))
     chosen, clause = choose(records)
     print(f"\n{len(records)} checkpoints of {len({r['run']['name'] for r in records})} runs; "
           f"clause {clause} chooses {chosen['run']['name']} at step {chosen['step']}: {format_row(chosen)}")
@@ -295,12 +333,16 @@ def main():
     parser.add_argument("--report", action="store_true", help="print the sweep table and the choice, train nothing")
     parser.add_argument("--judge", metavar="NAME", help="judge the kept checkpoints of a run of the plan trained outside a sweep, "
                                                           "or whose sweep was stopped before judging it")
+    parser.add_argument("--run-out", help="with --judge: the run's --out (ckpt.pt), if not under --runs")
+    parser.add_argument("--every", type=int, help="with --judge: only the checkpoints of steps that are a multiple of this, and the last")
+    parser.add_argument("--rerun", metavar="LABEL", help="with --judge: a rerun of the run, recorded as 'NAME (rerun LABEL)'")
     args = parser.parse_args()
     if args.report:
         report(read_results(args.results))
     elif args.judge:
         settings = next(s for s in PLAN if run_name(*s) == args.judge)
-        judge_run(Judge(args.corpus, args.tokenizer), settings, train_command(args, settings)[1], args.results)
+        out = Path(args.run_out) if args.run_out else train_command(args, settings)[1]
+        judge_run(Judge(args.corpus, args.tokenizer), settings, out, args.results, args.every, args.rerun)
     elif not (args.corpus and args.tokenizer and args.runs):
         parser.error("--corpus, --tokenizer and --runs are needed to train")
     else:

@@ -187,7 +187,8 @@ class FigureBase:
         state() has ``fields`` (as wait_for)."""
         self._wait({"what": "elements", "selector": "#tokens .chip[data-weight]" if weighted else "#tokens .chip"}, {"count": count}, fields)
 
-    PANEL_NUMBERS = {"math": "#math-view .math-table tbody tr", "next": "#next-view .predictions li", "flash": "#flash-view .flash-title"}
+    PANEL_NUMBERS = {"math": "#math-view .math-table tbody tr", "next": "#next-view .predictions li", "flash": "#flash-view .flash-title",
+                     "stack": "#stack-view .stack-table tbody tr"}
 
     def _panel(self, name, rows=above(0), title=other_than("")):
         """The look and the expected value of wait_for_panel."""
@@ -196,7 +197,7 @@ class FigureBase:
 
     def wait_for_panel(self, name, rows=above(0), title=other_than("")):
         """Until the panel ``name`` shows its numbers: math, ``rows`` rows of its table (by default
-        some); next, ``rows`` predictions; flash, the tile's ``title`` (by default any but "")."""
+        some); next, ``rows`` predictions; stack, ``rows`` rows of its table; flash, the tile's ``title`` (by default any but "")."""
         self._wait(*self._panel(name, rows, title))
 
     def wait_for_panels(self, *names):

@@ -1,5 +1,6 @@
 /* Python's answers for the panels: Figure.explain (the math of the selected row, and a what-if row),
- * Figure.flash (that row computed tile by tile) and Figure.predict (the next token), each kept with the view it answers, so that a new result or
+ * Figure.flash (that row computed tile by tile), Figure.predict (the next token) and Figure.rollout
+ * (attention stacked on attention), each kept with the view it answers, so that a new result or
  * a new view asks again and an answer that arrives for an older view is never drawn.
  *
  *   key: the result (its sequence number) and the parts of the view state the answer depends on
@@ -17,13 +18,18 @@ const KINDS = {
     key: (result, s) => [result.seq, s.token].join("|"),
     fields: (s) => ({ token: s.token, top: 5, knockout: s.knockout }),
   },
+  rollout: { // the result's what-ifs are the state's (the text is computed again when they change)
+    key: (result, s) => [result.seq, s.layer, s.head, s.token].join("|"),
+    fields: (s) => ({ layer: s.layer, head: s.head, token: s.token, knockout: s.knockout,
+      what_if: s.whatIf.scale && s.whatIf.mask ? null : [s.layer, s.head, s.whatIf.scale, s.whatIf.mask] }),
+  },
 };
 
 /** `current()` gives the [result, state] on screen now; `onAnswer(kind)` is called when an answer for
  *  it has arrived, and `onAnswer(null)` when a request failed (nothing new: the panel stays as it was). */
 export function createAnswers(current, onAnswer) {
-  const held = { explain: null, flash: null, predict: null }; // {key, value}: the newest answer of each kind
-  const asked = { explain: null, flash: null, predict: null }; // the key of the request on its way
+  const held = { explain: null, flash: null, predict: null, rollout: null }; // {key, value}: the newest answer of each kind
+  const asked = { explain: null, flash: null, predict: null, rollout: null }; // the key of the request on its way
 
   return {
     /** The answer of `kind` for `result` and `state`, or null while it has not arrived. */

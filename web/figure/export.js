@@ -7,7 +7,8 @@
  *               and the what-if banner's sentence when one is on
  *   chips       every token with its percentage and colour, masked ones hatched, the query outlined
  *   legend      the colour scale
- *   panels      those open on the page: all heads, the matrix, the math, the next token
+ *   panels      those open on the page: all heads, the matrix, the math, the next token, attention
+ *               stacked on attention
  *
  * Every word and number is written by the figure's Messages (i18n/messages.js), in its language: the
  * views' own words, and this file's (export.*), the file's name included.
@@ -24,6 +25,7 @@ import { paintStrip, stripSize } from "../draw/strip.js";
 import { ROW_LABELS, cellSize, describeRow, labelEvery } from "../views/matrix.js";
 import { checkpointParams } from "../views/learn.js";
 import { nextText } from "../views/next-token.js";
+import { stackText } from "../views/stack-panel.js";
 import { headOffset, keysSeen, percent, queryText } from "../draw/numbers.js";
 import { whatIfText } from "../views/what-if-banner.js";
 import { MONO, SANS, measure, pixelImage, svgDocument, tag, text, wrap } from "../lib/svg-writer.js";
@@ -254,6 +256,41 @@ function nextToken(snapshot, width, messages) {
   };
 }
 
+/* "Attention stacked on attention" (views/stack-panel.js): its heading, then each of its rows as a line
+ * of cells over the keys up to the query (label and share, coloured by the share), and its sentences. */
+function stack(snapshot, width, messages) {
+  const { result, stacked } = snapshot;
+  return (top) => {
+    if (!stacked || result.ids.length === 0) return section(text(MARGIN, top + 14, messages.text("export.nextWaiting"), { size: 13, fill: MUTED }), 22);
+    const words = stackText(stacked, result.labels, messages);
+    const parts = [text(MARGIN, top + 14, words.heading, { size: 13, fill: INK })];
+    let y = top + 24;
+    for (const row of words.rows) {
+      parts.push(text(MARGIN, y + 12, row.name, { size: 12, "font-weight": "bold", fill: INK }));
+      y += 18;
+      let x = MARGIN;
+      row.cells.forEach(({ label, weight, share }) => {
+        const w = Math.max(measure(label, 12, MONO) + 10, 46);
+        if (x + w > MARGIN + width && x > MARGIN) {
+          x = MARGIN;
+          y += 38;
+        }
+        const ink = needsLightText(weight) ? "#fff" : "#111";
+        parts.push(tag("rect", { x, y, width: w, height: 34, rx: 4, fill: weightCss(weight), stroke: BORDER }));
+        parts.push(text(x + w / 2, y + 14, label, { size: 12, family: MONO, fill: ink, "text-anchor": "middle" }));
+        parts.push(text(x + w / 2, y + 28, share, { size: 11, fill: ink, "text-anchor": "middle" }));
+        x += w + 4;
+      });
+      y += 42;
+    }
+    for (const line of [words.reach, words.caveat].flatMap((sentence) => wrap(sentence, width, 12))) {
+      parts.push(text(MARGIN, y + 12, line, { size: 12, fill: INK }));
+      y += 17;
+    }
+    return section(parts.join(""), y + 4 - top);
+  };
+}
+
 /* The colour ramp as a gradient, and the hatching of masked chips. */
 function definitions() {
   const stops = Array.from({ length: 11 }, (_, i) => tag("stop", { offset: `${i * 10}%`, "stop-color": weightCss(i / 10) })).join("");
@@ -263,7 +300,7 @@ function definitions() {
 }
 
 /** The SVG document (a string) of `snapshot`: {result, state, config, explained (Figure.explain's
- *  answer, or null), predicted (Figure.predict's, or null), checkpoint ([shown, last] of "Watch it
+ *  answer, or null), predicted (Figure.predict's, or null), stacked (Figure.rollout's, or null), checkpoint ([shown, last] of "Watch it
  *  learn", or null), width (CSS px of the figure on the page)}, in the words and numbers of `messages`
  *  (the figure's Messages, i18n/messages.js; default: the snapshot's `messages`, where it has them). */
 export function figureSvg(snapshot, messages = snapshot.messages) {
@@ -271,7 +308,8 @@ export function figureSvg(snapshot, messages = snapshot.messages) {
   const width = Math.max(MIN_WIDTH, Math.round(snapshot.width)) - 2 * MARGIN; // the matrix (≤ 96 + 480 px) fits
   const sections = [caption(snapshot, width, messages), chips(snapshot, width, messages), legend(messages)];
   // each panel under its title on the page (the summaries' words: figure.html's, in the catalog)
-  const panels = { heads: ["markup.heads", headsGrid], matrix: ["markup.matrix", matrix], math: ["markup.math", math], next: ["markup.next", nextToken] };
+  const panels = { heads: ["markup.heads", headsGrid], matrix: ["markup.matrix", matrix], math: ["markup.math", math], next: ["markup.next", nextToken],
+    stack: ["markup.stack", stack] };
   for (const [name, [title, draw]] of Object.entries(panels)) {
     if (state.panels[name]) sections.push(heading(messages.text(title)), draw(snapshot, width, messages));
   }

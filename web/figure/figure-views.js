@@ -16,6 +16,7 @@ import { createFlashSteps } from "../views/flash-steps.js";
 import { createMatrix } from "../views/matrix.js";
 import { createNextToken } from "../views/next-token.js";
 import { createLearn } from "../views/learn.js";
+import { createStackPanel } from "../views/stack-panel.js";
 import { createWhatIfBanner } from "../views/what-if-banner.js";
 import { whenSeenOrPaused } from "../lib/when-paused.js";
 import { headOffset, keysSeen } from "../draw/numbers.js";
@@ -33,7 +34,7 @@ import { hasWhatIf, PANEL_NAMES } from "./view-state.js";
  *           answers(kinds, result, state, answers), focused(), keepFocus(element), language(), destroy()}
  */
 export function createFigureViews(root, el, on) {
-  const views = { chips: null, banner: null, layers: null, heads: null, headsGrid: null, matrix: null, math: null, flash: null, next: null, learn: null, offScreen: null };
+  const views = { chips: null, banner: null, layers: null, heads: null, headsGrid: null, matrix: null, math: null, flash: null, next: null, learn: null, stack: null, offScreen: null };
   const listening = new AbortController();
   const { signal } = listening;
   const { messages } = on;
@@ -57,6 +58,12 @@ export function createFigureViews(root, el, on) {
   /* The next token's panel: Python's prediction for `state`, or `waiting` (why there is none). */
   function drawNext(result, state, answers, waiting) {
     views.next?.draw({ predicted: result && answers.get("predict", result, state), labels: result?.labels ?? [], knockout: state.knockout, waiting });
+  }
+
+  /* "Attention stacked on attention": Python's rollout of `state`'s query, once it has arrived. */
+  function drawStack(result, state, answers) {
+    const stacked = state.panels.stack && views.stack && result ? answers.get("rollout", result, state) : null;
+    if (stacked) views.stack.draw({ stacked, labels: result.labels });
   }
 
   /* "Show the math": Python's explanation of `state`'s row, once it has arrived. */
@@ -95,9 +102,9 @@ export function createFigureViews(root, el, on) {
 
   /* The views of a model (forModel's), gone: their elements, listeners, observers and waiting writes. */
   function destroyModelViews() {
-    for (const view of [views.layers, views.heads, views.headsGrid, views.matrix, views.math, views.flash, views.next, views.learn]) view?.destroy();
+    for (const view of [views.layers, views.heads, views.headsGrid, views.matrix, views.math, views.flash, views.next, views.learn, views.stack]) view?.destroy();
     for (const writer of Object.values(views.offScreen ?? {})) writer.destroy();
-    Object.assign(views, { layers: null, heads: null, headsGrid: null, matrix: null, math: null, flash: null, next: null, learn: null, offScreen: null });
+    Object.assign(views, { layers: null, heads: null, headsGrid: null, matrix: null, math: null, flash: null, next: null, learn: null, stack: null, offScreen: null });
   }
 
   /* Where `element` is in the figure, to find its like among views made again: [the id of its nearest
@@ -135,6 +142,7 @@ export function createFigureViews(root, el, on) {
     views.math = createMathPanel(el.math, { on: { whatIf: (whatIf) => on.choose({ whatIf }), read: on.readOut }, messages });
     views.flash = createFlashSteps(el.flash, { on: { change: (flash) => on.update({ flash }), read: on.readOut }, messages });
     views.next = createNextToken(el.next, { config, on: { knockout: on.knockout }, messages });
+    views.stack = createStackPanel(el.stack, { messages });
     views.offScreen = { heads: whenSeenOrPaused(el.headsGrid), matrix: whenSeenOrPaused(el.matrix), math: whenSeenOrPaused(el.math) };
   }
 
@@ -204,9 +212,11 @@ export function createFigureViews(root, el, on) {
       if (state.flash.open !== previous.flash.open && el.flashPart.open !== state.flash.open) el.flashPart.open = state.flash.open;
       if (waiting) views.math?.clear(waiting);
       if (waiting) views.flash?.clear(waiting);
+      if (waiting) views.stack?.clear(waiting);
       const live = Boolean(result && !result.precomputed); // what-ifs need the live model (not while loading)
       for (const view of [views.math, views.flash, views.next]) view?.draw({ enabled: live });
       drawModel(result, state, previous, answers);
+      if (result?.attention && result.ids.length > 0) drawStack(result, state, answers);
       if (refocus) focusPlace(refocus); // after language(): the focus back where it was, now that it is drawn
       refocus = null;
     },
@@ -216,6 +226,7 @@ export function createFigureViews(root, el, on) {
       if (kinds.has("predict")) drawNext(result, state, answers, null);
       if (kinds.has("explain")) drawMath(result, state, answers);
       if (kinds.has("flash")) drawFlash(result, state, state, answers);
+      if (kinds.has("rollout")) drawStack(result, state, answers);
     },
 
     destroy() {

@@ -41,7 +41,7 @@ const PARTS = {
   tokens: "tokens", modelSize: "model-size", computedWhere: "computed-where", modelCorpus: "model-corpus", modelTraining: "model-training", defaultStory: "default-story", retry: "retry", legend: "legend", headsPanel: "heads-panel",
   headsGrid: "heads-grid", matrixPanel: "matrix-panel", matrix: "matrix-view", mathPanel: "math-panel",
   math: "math-view", nextPanel: "next-panel", next: "next-view", learnPanel: "learn-panel", learn: "learn-view", whatIf: "what-if", copyLink: "copy-link",
-  linkBox: "link-box", linkText: "link-text", savedImage: "saved-image", flashPart: "flash-part", flash: "flash-view",
+  stackPanel: "stack-panel", stack: "stack-view", linkBox: "link-box", linkText: "link-text", savedImage: "saved-image", flashPart: "flash-part", flash: "flash-view",
 };
 
 export class AttentionFigure {
@@ -212,6 +212,12 @@ export class AttentionFigure {
 
   get result() { return this.#view.result; }
 
+  /** Python's answer of `kind` (answers.js) for the view on screen, or null while it is not in. */
+  answer(kind) {
+    const { result } = this.#view;
+    return result ? this.#answers.get(kind, result, this.viewState.get()) : null;
+  }
+
   get config() { return this.#view.config; }
 
   /** The checkpoints of the model's training run, [{step, validation, path}] in training order, the last
@@ -359,10 +365,11 @@ export class AttentionFigure {
     const { result, config } = this.#view;
     const live = this.#channel && !result.precomputed && result.ids.length > 0;
     const answer = async (kind) => (state.panels[kind === "explain" ? "math" : "next"] && live ? this.#answers.wait(kind, this.#channel, result, state) : null);
-    const [explained, predicted] = await Promise.all([answer("explain"), answer("predict")]);
+    const stackedAnswer = async () => (state.panels.stack && live ? this.#answers.wait("rollout", this.#channel, result, state) : null);
+    const [explained, predicted, stacked] = await Promise.all([answer("explain"), answer("predict"), stackedAnswer()]);
     const shown = this.checkpoints.find((checkpoint) => checkpoint.step === state.learn.step);
     const checkpoint = shown ? [shown, this.checkpoints.at(-1)] : null; // the checkpoint's line, unless the shipped model is shown
-    return exportFigure({ result, state, config, explained, predicted, checkpoint, width: this.#root.clientWidth, messages: this.messages }, format);
+    return exportFigure({ result, state, config, explained, predicted, stacked, checkpoint, width: this.#root.clientWidth, messages: this.messages }, format);
   }
 
   /** The words of a new language (controllers/language.js has written the markup's and the about

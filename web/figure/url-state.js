@@ -13,7 +13,7 @@
 import { chooseLanguage } from "../i18n/language.js";
 import { lastChars, lengthInBox } from "./text-box.js";
 
-const PANELS = ["heads", "matrix", "math", "next"];
+const PANELS = ["heads", "matrix", "math", "next", "stack"];
 
 /* The nearest whole number from low to high for a link's value (±Infinity included), or null for one
  * that is not a number. */

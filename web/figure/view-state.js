@@ -3,7 +3,7 @@
  *   { layer, head,          1-based, as labelled
  *     token,                0-based index of the query among the shown tokens
  *     preview,              a token previewed by hovering a chip (or null): drawn, never kept
- *     panels: { heads, matrix, math, next },   which disclosures below the chips are open
+ *     panels: { heads, matrix, math, next, stack },   which disclosures below the chips are open
  *     whatIf: { scale, mask },  false = that step of the selected head left out (a what-if)
  *     knockout: [[layer, head], ...],          heads knocked out (a what-if), 1-based
  *     flash: { open, tile, step },             "Compute it as FlashAttention does": open, keys per
@@ -18,7 +18,7 @@
  */
 
 /** The panels below the chips, in the order they are drawn. */
-export const PANEL_NAMES = ["heads", "matrix", "math", "next"];
+export const PANEL_NAMES = ["heads", "matrix", "math", "next", "stack"];
 
 export function createViewState(initial) {
   let state = Object.freeze({ ...initial, panels: Object.freeze({ ...initial.panels }), whatIf: Object.freeze({ ...initial.whatIf }),
@@ -50,7 +50,7 @@ export function createViewState(initial) {
 /** The answers of Python's (answers.js's kinds) that the open panels of view `state` show. */
 export function answersShown(state) {
   return [...(state.panels.math ? ["explain"] : []), ...(state.panels.math && state.flash.open ? ["flash"] : []),
-    ...(state.panels.next ? ["predict"] : [])];
+    ...(state.panels.next ? ["predict"] : []), ...(state.panels.stack ? ["rollout"] : [])];
 }
 
 export const hasWhatIf = (state) => !state.whatIf.scale || !state.whatIf.mask;

@@ -29,7 +29,7 @@ from .kernel import Kernel
 STATIC = Path(__file__).parent / "static"  # written by build.py (write_notebook_files)
 SHIPPED_MODEL = STATIC / "model"  # the figure's own model: weights/ of the repository
 MODEL_FILES = ("model.safetensors", "tokenizer.json", "default_view.json")  # a model folder (build.py's MODEL_FOLDER_FILES)
-PANELS = ("heads", "matrix", "math", "next")  # the views below the chips (web/figure/view-state.js's PANEL_NAMES)
+PANELS = ("heads", "matrix", "math", "next", "stack")  # the views below the chips (web/figure/view-state.js's PANEL_NAMES)
 
 
 def model_folder(path):
@@ -62,7 +62,7 @@ class AttentionLive(anywidget.AnyWidget):
         layer, head: the head shown, 1-based (int); default: the model's default view's.
         token: the query token, 1-based (int; 0: the figure chooses, the last token).
         panels: the views open below the chips, comma-separated from "heads", "matrix", "math",
-            "next" (str; "" none).
+            "next", "stack" (str; "" none).
         lang: the figure's language, a tag with a catalog ("de", "es", "fr", "en"; str); "": the
             notebook page's, else English.
         model: a model folder (str or Path): what ``build.py train`` writes; default the shipped model.

@@ -4,7 +4,7 @@ with the kernel's CPython in place of the tab's Pyodide.
 The page's side (``web/runtime/kernel-port.js``) sends the worker's requests as an anywidget model's
 custom messages; ``Kernel.answer`` returns the worker's replies, each as the ``(content, buffers)``
 that ``AnyWidget.send`` takes. Requests name a ``Figure`` method (``analyse``, ``explain``, ``flash``,
-``predict``, ``tokenize``), its other fields being the method's keyword arguments; each figure of the
+``predict``, ``rollout``, ``tokenize``), its other fields being the method's keyword arguments; each figure of the
 page (a number chosen by the page) gets its own ``Figure.another_view``, as in the worker.
 
 On the wire every numpy array becomes ``{"$array": i, "dtype", "shape"}`` with its bytes as
@@ -19,7 +19,7 @@ import uuid
 import numpy as np
 
 PROTOCOL = "attention-live"  # every message's "protocol" field (kernel-port.js listens for it)
-REQUESTS = ("analyse", "explain", "flash", "predict", "tokenize")  # worker.js's REQUESTS
+REQUESTS = ("analyse", "explain", "flash", "predict", "rollout", "tokenize")  # worker.js's REQUESTS
 ON_MODEL = ("tokenize",)  # asked of the model, not of a figure's view (worker.js: onView false)
 
 

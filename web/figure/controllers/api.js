@@ -37,6 +37,12 @@ function checkedNumber(value, low, high, name) {
  *                ask(kind, fields), image(format)
  * @returns the API object
  */
+/* state()'s rollout and layer1_mix from Figure.rollout's answer (null: not in). */
+function stackedState(stacked) {
+  return { rollout: stacked ? Array.from(stacked.rollout) : null,
+    layer1_mix: stacked?.layer1_mix ? Array.from(stacked.layer1_mix, (row) => Array.from(row)) : null };
+}
+
 /* The open panels of select's `panels`: a list of PANEL_NAMES, as an array or comma-separated (as the
  * attribute and the link write it), every other panel closed. RangeError naming an unknown one. */
 function checkedPanels(panels) {
@@ -104,7 +110,7 @@ export function createApi(figure) {
       return figure.submit(figure.intoBox(text), performance.now()); // timed from the call, as typing is from its input event
     },
     /** Choose the view: layer and head 1-based as labelled, token 0-based among the shown tokens,
-     *  panels the open ones (an array or comma-separated list of heads, matrix, math, next), step the
+     *  panels the open ones (an array or comma-separated list of heads, matrix, math, next, stack), step the
      *  training step of a checkpoint (checkpoints(); null: the shipped model); a field left out keeps
      *  its value at the time the figure is ready. All fields are checked before any changes: a
      *  RangeError leaves the view as it was. */
@@ -181,7 +187,11 @@ export function createApi(figure) {
      *  "downloaded" | "none", figures}), null until it runs; step the training step of the checkpoint
      *  shown (the shipped model's own when it is listed, else null); row_entropy the entropy in bits of
      *  the selected query's row in each head, [n_layer][n_head] (0: all on one key; log2(token + 1):
-     *  spread evenly), null without numbers. */
+     *  spread evenly), null without numbers; rollout the selected query's row of attention rollout,
+     *  R = A(layer, head) · Â₁ with Â₁ = ½ · mean over heads(A₁) + ½ · I (T floats: how much of its
+     *  attention ends on each typed token once layer 1's mixing is counted; in layer 1, the head's own
+     *  row) and layer1_mix Â₁ (T × T; null in a one-layer model), both Python's (Figure.rollout) while
+     *  the stacked-attention panel is open and its numbers are in, else null. */
     state() {
       const now = figure.viewState.get();
       const { result, runtime } = figure;
@@ -206,6 +216,7 @@ export function createApi(figure) {
         reused: result?.cache ? result.cache.reused : 0,
         step: now.learn.step ?? figure.checkpoints.at(-1)?.step ?? null,
         row_entropy: numbers ? rowEntropy(result, now.token) : null,
+        ...stackedState(numbers && now.panels.stack ? figure.answer("rollout") : null),
       };
     },
   };

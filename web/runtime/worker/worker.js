@@ -125,6 +125,7 @@ const REQUESTS = {
   explain: { onView: true, reply: answerMessage },
   flash: { onView: true, reply: answerMessage },
   predict: { onView: true, reply: answerMessage },
+  rollout: { onView: true, reply: answerMessage },
   tokenize: { onView: false, reply: answerMessage },
 };
 
