@@ -493,14 +493,14 @@ def panels_frame(figure_page, start):
 
 def show_panels(figure_page, panels):
     """Open, as a visitor does (a click on each summary), the panels named in ``panels``: "heads",
-    "matrix", "math", "next", and "flash", the math panel's part "Compute it as FlashAttention does"
+    "matrix", "math", "next", "stack", and "flash", the math panel's part "Compute it as FlashAttention does"
     (issue 24); close the others."""
     flash_open = "document.getElementById('flash-part').open"
     if "flash" not in panels and figure_page.page.evaluate(flash_open):
         figure_page.open_panel("math")
         figure_page.page.locator("#flash-part > summary").click()
         figure_page.wait_until(f"() => !{flash_open}", None)
-    for panel in ("heads", "matrix", "math", "next"):
+    for panel in ("heads", "matrix", "math", "next", "stack"):
         figure_page.open_panel(panel, panel in panels)
     if "flash" in panels and not figure_page.page.evaluate(flash_open):
         figure_page.page.locator("#flash-part > summary").click()
@@ -528,7 +528,9 @@ def measure_math_panel(figure_page, figure, repeats, flash=False):
 
 PANEL_SETS = {"none": (), "grid and matrix": ("heads", "matrix"), "math": ("math",), "next token": ("next",),
               "all four": ("heads", "matrix", "math", "next"),
-              "math, FlashAttention's part": ("math", "flash")}  # issue 24: its panel within part 1's targets
+              "math, FlashAttention's part": ("math", "flash"),  # issue 24: its panel within part 1's targets
+              "stacked attention": ("stack",),  # issue 52: "Attention stacked on attention" within the same targets
+              "all five": ("heads", "matrix", "math", "next", "stack")}
 AT_THE_PANELS = "all four, page at the panels"  # for information: measure_panel_sets
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "is_mobile": True, "has_touch": True}
 
@@ -573,6 +575,19 @@ def measure_panel_sets(figure_page, figure, repeats, by, throttle=4):
         devtools.send("Emulation.setCPUThrottlingRate", {"rate": 1})
         show_panels(figure_page, ())
     return results
+
+
+def panel_rows(report):
+    """The target rows (what, value, target) of report["panel_sets"]: each set of panels at x4."""
+    rows = []
+    panel_sets = report["panel_sets"]["median of runs"]
+    for name in PANEL_SETS:
+        rows += [(f"x4 append, panels {name}: median to the chips' frame", panel_sets[name]["append"]["median"], 40.0),
+                 (f"x4 append, panels {name}: p95 to the chips' frame", panel_sets[name]["append"]["p95"], 66.0)]
+        if PANEL_SETS[name]:
+            rows.append((f"x4 append, panels {name}: p95 to the panels' frame", panel_sets[name]["panels"]["p95"], 100.0))
+    rows.append(("x4 change near the start, all four open: p95", panel_sets["all four edit_start"]["p95"], 133.0))
+    return rows
 
 
 def measure_panel_runs(browser, origin, figure, runs, repeats, by):
@@ -779,13 +794,7 @@ def targets(report):
         rows.append((what, report["views"][f"{panels} x{throttle}"][kind]["frame"]["p95"], target))
     rows.append((f"append p95 at {TOKEN_COUNTS[-1]} tokens, math panel open", report["math_panel"]["append"]["frame"]["p95"], 33.0))
     rows.append((f"append p95 at {TOKEN_COUNTS[-1]} tokens, FlashAttention part open", report["flash_panel"]["append"]["frame"]["p95"], 33.0))
-    panel_sets = report["panel_sets"]["median of runs"]
-    for name in PANEL_SETS:
-        rows += [(f"x4 append, panels {name}: median to the chips' frame", panel_sets[name]["append"]["median"], 40.0),
-                 (f"x4 append, panels {name}: p95 to the chips' frame", panel_sets[name]["append"]["p95"], 66.0)]
-        if PANEL_SETS[name]:
-            rows.append((f"x4 append, panels {name}: p95 to the panels' frame", panel_sets[name]["panels"]["p95"], 100.0))
-    rows.append(("x4 change near the start, all four open: p95", panel_sets["all four edit_start"]["p95"], 133.0))
+    rows += panel_rows(report)
     switch = report["checkpoints"]["switch_ms"]
     rows.append(("x4 switching checkpoints: p95 to the frame", switch["p95"] if switch else "no checkpoints", CHECKPOINT_SWITCH_TARGET_MS))
     figures = report["figures"]
@@ -905,7 +914,7 @@ def main(argv=None):
     parser.add_argument("--page-runs", type=int, default=3, help="fresh contexts for the page-to-page rows, with and without the extended lifetime")
     parser.add_argument("--page-clicks", type=int, default=6, help="link clicks in each, the first left out")
     parser.add_argument("--checkpoint-switches", type=int, default=60, help="timed switches between checkpoints at x4 (issue 44)")
-    parser.add_argument("--only", choices=("page-to-page", "checkpoints", "start-up"), help="measure this part alone (print it, write dist/benchmark-<part>.json)")
+    parser.add_argument("--only", choices=("page-to-page", "checkpoints", "start-up", "panels"), help="measure this part alone (print it, write dist/benchmark-<part>.json)")
     parser.add_argument("--dist", help="with --only start-up: the built folder to measure instead of dist/ (an earlier commit's build, for a "
                                        "baseline on the same machine)")
     args = parser.parse_args(argv)
@@ -938,6 +947,20 @@ def main(argv=None):
         path = ROOT / "dist" / "benchmark-page-to-page.json"
         path.write_text(json.dumps(report, indent=2) + "\n")
         print(f"machine: {report['machine']}\n{page_to_page_line(report['page_to_page'])}\nwrote {path}")
+        return
+    if args.only == "panels":  # the x4 rows of each set of panels (issues 22, 24 and 52) alone
+        weights = ROOT / "weights"
+        figure = Figure((weights / "model.safetensors").read_bytes(), (weights / "tokenizer.json").read_bytes())
+        with serve_dist() as origin, sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=MEMORY_ARGS)
+            report = {"command": "bench/benchmark.py --only panels", "machine": machine(browser)}
+            report["panel_sets"] = measure_panel_runs(browser, origin, figure, args.panel_runs, args.panel_trials, "setText")
+            browser.close()
+        path = ROOT / "dist" / "benchmark-panels.json"
+        path.write_text(json.dumps(report, indent=2) + "\n")
+        print(f"machine: {report['machine']}")
+        print_targets(judged(panel_rows(report)))
+        print(f"wrote {path}")
         return
     if args.only == "checkpoints":
         with serve_dist() as origin, sync_playwright() as playwright:

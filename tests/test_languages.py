@@ -57,7 +57,7 @@ def figure_root(figure_page):
 
 def check_language(figure_page, figure, lang, axe_source):
     """Everything a course in `lang` needs of the figure shown in `figure_page`, with every panel open."""
-    figure_page.wait_for(panels={"heads": True, "matrix": True, "math": True, "next": True})
+    figure_page.wait_for(panels={"heads": True, "matrix": True, "math": True, "next": True, "stack": True})
     figure_page.wait_for_panels("math", "next")
     root = figure_root(figure_page)
     assert (root.get_attribute("lang"), root.get_attribute("dir")) == (lang, "ltr")

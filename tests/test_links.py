@@ -57,7 +57,7 @@ def test_a_link_restores_the_view_and_survives_a_reload(opened, figure):
     for _ in range(2):
         state = page.state()
         assert (state["text"], state["layer"], state["head"], state["token"]) == (TEXT, 1, 2, 3)
-        assert state["panels"] == {"heads": False, "matrix": True, "math": False, "next": False}
+        assert state["panels"] == {"heads": False, "matrix": True, "math": False, "next": False, "stack": False}
         assert page.page.locator("#matrix-panel").get_attribute("open") is not None
         check_view(page, figure)
         page.page.reload()

@@ -20,7 +20,9 @@ The rule, in the run's evaluations (every ``--eval-interval`` steps):
 3. ``H``: the first evaluation at which that head gives «Alice» at least half of «said»'s weight;
 4. the middle of the first lever (stochastic depth on layer 1's attention), rounded to an evaluation;
 5. the lever's last step (``--l1-attention-drop-until``), where layer 1's attention comes back on for good;
-6. 500 steps after it: what layer 1 does with its attention back;
+   for a run whose lever lasts to its end (no ``--l1-attention-drop-until``; issue 52's model), the run's
+   last kept step, so that 4 is the middle of the steps shown;
+6. 500 steps after it: what layer 1 does with its attention back (none past the last kept step);
 7. the run's last step: the shipped model.
 
 Steps named twice are kept once. The last step is the shipped model: with ``--shipped``, its file is
@@ -125,7 +127,10 @@ def main():
         for step in steps:
             s = stories[step]
             print(f"{step:5d}  L2H3 «Alice» {s['alice']:6.1%}  next {s['others']:6.1%}  largest {s['largest']:6.1%}  L1H1 largest {s['diffuse_largest']:6.1%}")
-    chosen = chosen_steps(steps, stories, recipe["l1_attention_drop_until"] or 0)
+    lever_until = recipe["l1_attention_drop_until"]
+    if lever_until is None:  # the lever lasts the whole run (or there is none: 0)
+        lever_until = steps[-1] if recipe["l1_attention_drop"] > 0 else 0
+    chosen = chosen_steps(steps, stories, lever_until)
     tokenizer = Tokenizer.from_file(args.tokenizer)
     validation = encode_split(tokenizer, load_corpus(args.corpus)[1])
     with open(args.tokenizer, "rb") as f:

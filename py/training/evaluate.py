@@ -1,10 +1,13 @@
-"""Losses for the model card: the exported model beside unigram and bigram baselines, on both splits.
+"""Losses for the model card: the exported model beside unigram and bigram baselines, on both splits, and
+the model's next-token top-1 accuracy.
 
 Every figure is a mean cross-entropy in nats per token over the whole split (the first 90% /
 last 10% of each book, as in training). The model reads the split in consecutive windows of
 ``block_size`` tokens. The baselines are count models fitted on the training split:
 unigram with add-one smoothing; bigram interpolated with that unigram,
 ``p(b | a) = 0.8 * count(a, b) / count(a) + 0.2 * p_unigram(b)`` (the unigram alone when ``a`` is unseen).
+The top-1 accuracy is the share of positions, in the same windows, whose most likely next token (the
+argmax of the logits; ties: the lower id) is the token that follows.
 
 Usage (from ``py/``)::
 
@@ -60,6 +63,22 @@ def model_loss(model, data):
     return float(sum(losses) / sum(counts))
 
 
+@torch.no_grad()
+def model_accuracy(model, data):
+    """Next-token top-1 accuracy (a share, float) of ``model`` on ``data`` (int token ids), read in the
+    consecutive ``block_size`` windows of ``model_loss``."""
+    block = model.config.block_size
+    hits = total = 0
+    for start in range(0, len(data) - 1, block):
+        x = torch.from_numpy(data[start:start + block + 1])
+        if len(x) < 2:
+            break
+        logits, _, _ = model(x[None, :-1])
+        hits += int((logits[0].argmax(dim=-1) == x[1:]).sum())
+        total += len(x) - 1
+    return hits / total
+
+
 def main():
     parser = argparse.ArgumentParser(description="Model and baseline losses for the model card.")
     parser.add_argument("--corpus", required=True)
@@ -71,7 +90,7 @@ def main():
     splits = {"train": encode_split(tokenizer, train_books), "validation": encode_split(tokenizer, validation_books)}
     model = reference_model(args.weights)
     V = tokenizer.get_vocab_size()
-    report = {name: {"tokens": len(data), "model": model_loss(model, data),
+    report = {name: {"tokens": len(data), "model": model_loss(model, data), "top1": model_accuracy(model, data),
                      "unigram": unigram_loss(splits["train"], data, V), "bigram": bigram_loss(splits["train"], data, V)}
               for name, data in splits.items()}
     print(json.dumps(report, indent=2))

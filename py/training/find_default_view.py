@@ -44,12 +44,15 @@ def default_view(figure):
         "said": {k: claims["focused"][k] for k in ("alice", "and", "queen", "largest")},
         "diffuse": {"layer": diffuse_layer, "head": diffuse_head, "largest": claims["diffuse"]["largest"]},
         "precomputed": precomputed(result),
-        "about": ABOUT, "story": chapter_story(layer, head, claims["focused"], diffuse_layer, diffuse_head, claims["diffuse"]["largest"]),
+        "about": about(figure), "story": chapter_story(layer, head, claims["focused"], diffuse_layer, diffuse_head, claims["diffuse"]["largest"]),
     }, claims
 
 
-ABOUT = {"corpus": {"key": "about.corpus.shipped"},  # "eight children's books"
-         "training": {"key": "about.training.shipped", "params": {"dropped": 3000, "steps": 5000}}}
+def about(figure):
+    """What the shipped model was trained on and how, as message descriptors: "eight children's books", and
+    its training steps (the model file's ``__metadata__["step"]``), all of them with layer 1's attention
+    dropped for most sentences (weights/MODEL_CARD.md, "Training procedure")."""
+    return {"corpus": {"key": "about.corpus.shipped"}, "training": {"key": "about.training.shipped", "params": {"steps": figure.step}}}
 
 
 def chapter_story(layer, head, said, diffuse_layer, diffuse_head, largest):

@@ -3,7 +3,7 @@
  * and geometry (views/), top to bottom:
  *
  *   caption     "Attention, live · 2-layer toy GPT · layer 2, head 3 · query «said» (token 8 of 16)",
- *               the checkpoint's line when "Watch it learn" shows one ("Training step 500 of 5,000 · …"),
+ *               the checkpoint's line when "Watch it learn" shows one ("Training step 350 of 3,250 · …"),
  *               and the what-if banner's sentence when one is on
  *   chips       every token with its percentage and colour, masked ones hatched, the query outlined
  *   legend      the colour scale

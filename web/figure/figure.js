@@ -342,7 +342,7 @@ export class AttentionFigure {
   }
 
   /** The view in one sentence, for the live region: "16 tokens; layer 2, head 3: «said» attends most to
-   *  «Alice» 82.3%, then …". */
+   *  «Alice» 92.8%, then …". */
   summary() {
     const { result } = this.#view;
     const state = this.viewState.get();

@@ -7,7 +7,7 @@
  *       label + input[type=range].learn-step   0 … n-1: the checkpoint's place in training order; the
  *                              browser's own keys (arrows, Home, End, Page Up/Down); aria-valuetext names it
  *     ol.learn-ticks           the steps under the slider (aria-hidden: the slider's value text says them)
- *     p.learn-line             "step 500 of 5,000 · validation 4.31 nats/token" (role=status: said when it changes)
+ *     p.learn-line             "step 350 of 3,250 · validation 4.68 nats/token" (role=status: said when it changes)
  *
  * createLearn(container, {checkpoints: [{step, validation}] (training order, the last the shipped
  *   model; from build.json), on: {pick(step)}, messages}) → {draw(props), destroy()}
@@ -28,7 +28,7 @@ export function checkpointParams(checkpoint, last, messages) {
   return { step: thousands(checkpoint.step, messages), last: thousands(last.step, messages), validation: messages.number(checkpoint.validation, 2) };
 }
 
-/** "step 500 of 5,000 · validation 4.31 nats/token" for `checkpoint` of the run ending at `last`. */
+/** "step 350 of 3,250 · validation 4.68 nats/token" for `checkpoint` of the run ending at `last`. */
 export function checkpointText(checkpoint, last, messages) {
   return messages.text(checkpoint.step === last.step ? "learn.lineTrained" : "learn.line", checkpointParams(checkpoint, last, messages));
 }
