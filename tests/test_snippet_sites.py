@@ -371,13 +371,13 @@ def test_the_mkdocs_iframe_snippet_sizes_its_frame_through_navigation(playwright
 
 @pytest.mark.parametrize("width, kind", [(800, "desktop"), (390, "phone")])
 def test_the_heights_the_snippets_state_are_the_figures(playwright, figure_host, width, kind):
-    """The heights snippets.js states (HEIGHTS: the figure as it opens, and with all four panels open)
+    """The heights snippets.js states (HEIGHTS: the figure as it opens, and with all five panels open)
     are those the figure's resize messages give in a frame that wide, live, within 2%."""
     stated = re.search(rf"{kind}: \{{ opening: (\d+),.* all: (\d+) \}}", (build.ROOT / "web" / "snippets" / "snippets.js").read_text(encoding="utf-8"))
     with browser_context(playwright, viewport={"width": 1280, "height": 900}) as context:
         page = context.new_page()
         page.goto(f"{figure_host}/heights.html")
-        for fragment, want in (("", int(stated[1])), ("#panels=heads,matrix,math,next", int(stated[2]))):
+        for fragment, want in (("", int(stated[1])), ("#panels=heads,matrix,math,next,stack", int(stated[2]))):
             page.evaluate("""([src, width]) => {  // a new frame each time: no message of the last one counts
                 measured.height = null;
                 const old = document.querySelector('iframe'), frame = old.cloneNode();

@@ -19,8 +19,9 @@ from support.figure_page import NOT_EMPTY, TOLERANCE, WAIT_MS, FigurePage, Watch
 
 TEXT = "Alice said hello to the Rabbit."
 FIGURE_HTML = f'<attention-live text="{TEXT}" layer="2" head="3"></attention-live>'
-SUMMARIES = ["Watch it learn", "All heads at once", "This head's whole attention matrix", "Show the math", "The next token"]
-PANELS = ["heads", "matrix", "math", "next"]
+SUMMARIES = ["Watch it learn", "All heads at once", "This head's whole attention matrix", "Show the math", "The next token",
+             "Attention stacked on attention"]
+PANELS = ["heads", "matrix", "math", "next", "stack"]
 WIDTHS = [1280, 390]
 Site = namedtuple("Site", "url figure_path instant")  # instant: the theme swaps pages in without reloading
 LAYOUT = r"""(el) => {

@@ -18,11 +18,11 @@ const TEXT = "Then the Queen turned to Alice and said"; // not shown
 const VIEW = { text: TEXT, layer: 2, head: 3, token: 8 }; // token 1-based, as in a link
 /* The figure's height in CSS px, as its resize messages give it (the default sentence, live), for a
  * frame as wide as a desktop's column (800 px and wider: the figure is at most 52 em wide) and a
- * phone's (390 px); measured in Chromium, 2026-12-06. Where no script may resize the frame, its
+ * phone's (390 px), each panel open alone, and all five; measured in Chromium, 2026-12-07. Where no script may resize the frame, its
  * snippet says which height shows which parts. */
 export const HEIGHTS = {
-  desktop: { opening: 803, heads: 1144, matrix: 1399, math: 1811, next: 1135, all: 3082 },
-  phone: { opening: 1326, heads: 1696, matrix: 1744, math: 2752, next: 1909, all: 4122 },
+  desktop: { opening: 842, heads: 1184, matrix: 1438, math: 1850, next: 1174, stack: 1122, all: 3401 },
+  phone: { opening: 1365, heads: 1735, matrix: 1783, math: 2791, next: 1948, stack: 1791, all: 4568 },
 };
 const HEIGHT = HEIGHTS.desktop.opening; // a frame's height before the figure resizes it: the whole figure as it opens, on a desktop
 
@@ -65,7 +65,8 @@ function heightsSentence() {
   return { key: "snippets.heights", params: {
     opening: px(desktop.opening), phoneOpening: px(phone.opening), heads: px(desktop.heads), phoneHeads: px(phone.heads),
     matrix: px(desktop.matrix), phoneMatrix: px(phone.matrix), math: px(desktop.math), phoneMath: px(phone.math),
-    next: px(desktop.next), phoneNext: px(phone.next), all: px(desktop.all), phoneAll: px(phone.all) } };
+    next: px(desktop.next), phoneNext: px(phone.next), stack: px(desktop.stack), phoneStack: px(phone.stack),
+    all: px(desktop.all), phoneAll: px(phone.all) } };
 }
 
 /** The snippets for a figure hosted at `base` (a URL ending in "/"), embedded in a course site at
