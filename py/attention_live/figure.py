@@ -178,9 +178,11 @@ class Figure:
             direct: [T], the head's own row (probabilities);
             rollout: [T], the query's row of ``R = A_layer,head · Â_(layer-1) · … · Â_1``: how much of its
                 attention ends on each typed token once the layers below are counted (in layer 1, direct);
-            key_mix: [T, T] or None, what each key of this layer is made of in typed tokens
-                (``rollout.mix_below``; row j: key j), None in layer 1;
             layer1_mix: [T, T] or None, ``Â_1 = ½ · mean over heads(A_1) + ½ · I``, None in a one-layer model;
+                in layer 2 it is also what each key is made of in typed tokens (row j: key j);
+            key_mix: [T, T] or None, what each key of this layer is made of in typed tokens
+                (``rollout.mix_below``) for a layer above 2; None in layers 1 and 2 (layer 2's is
+                layer1_mix, not sent twice: the page asks for this on every keystroke);
             layer, head, token.
         Raises ValueError for a layer, head or token outside the model or the text.
         """
@@ -188,7 +190,8 @@ class Figure:
         self._check_view(layer, head, token)
         attention = self._attention(run, what_if)
         return {"direct": attention[layer - 1, head - 1, token].copy(), "rollout": rollout_row(attention, layer, head, token).astype(np.float32),
-                "key_mix": mix_below(attention, layer), "layer1_mix": layer_mix(attention[0]) if self.config.n_layer > 1 else None,
+                "key_mix": mix_below(attention, layer) if layer > 2 else None,
+                "layer1_mix": layer_mix(attention[0]) if self.config.n_layer > 1 else None,
                 "layer": layer, "head": head, "token": token}
 
     def explain(self, layer, head, token, scale=True, mask=True, knockout=()):

@@ -88,12 +88,12 @@ let weightSheet = null; // one rule per step of the table, made on first use
 export function weightColours() {
   if (!weightSheet) {
     weightSheet = new CSSStyleSheet();
-    weightSheet.replaceSync(CSS.map((colour, i) => `.figure .chip.w${i} { background-color: ${colour}; }`).join("\n"));
+    weightSheet.replaceSync(CSS.map((colour, i) => `.figure :is(.chip, .stack-cell).w${i} { background-color: ${colour}; }`).join("\n"));
   }
   return weightSheet;
 }
 
-/** The class that gives a chip its weight's background colour: "w0" … "w255", one per step of the
+/** The class that gives a chip (or a cell of "Attention stacked on attention") its weight's background colour: "w0" … "w255", one per step of the
  *  table (weightColours). A class, not an inline colour: chips of the same class share one computed
  *  style (Blink's matched-properties cache), where an inline colour restyles each chip from its rules
  *  on every keystroke (docs/benchmark.md). */

@@ -63,7 +63,7 @@ export function createFigureViews(root, el, on) {
   /* "Attention stacked on attention": Python's rollout of `state`'s query, once it has arrived. */
   function drawStack(result, state, answers) {
     const stacked = state.panels.stack && views.stack && result ? answers.get("rollout", result, state) : null;
-    if (stacked) views.stack.draw({ stacked, labels: result.labels });
+    if (stacked) views.offScreen.stack.draw(() => views.stack.draw({ stacked, labels: result.labels }));
   }
 
   /* "Show the math": Python's explanation of `state`'s row, once it has arrived. */
@@ -143,7 +143,7 @@ export function createFigureViews(root, el, on) {
     views.flash = createFlashSteps(el.flash, { on: { change: (flash) => on.update({ flash }), read: on.readOut }, messages });
     views.next = createNextToken(el.next, { config, on: { knockout: on.knockout }, messages });
     views.stack = createStackPanel(el.stack, { messages });
-    views.offScreen = { heads: whenSeenOrPaused(el.headsGrid), matrix: whenSeenOrPaused(el.matrix), math: whenSeenOrPaused(el.math) };
+    views.offScreen = { heads: whenSeenOrPaused(el.headsGrid), matrix: whenSeenOrPaused(el.matrix), math: whenSeenOrPaused(el.math), stack: whenSeenOrPaused(el.stack) };
   }
 
   return {
