@@ -75,6 +75,14 @@ def panel_numbers(figure_page):
     }""")
 
 
+def show_stacked(figure_page, reference, text, layer, head, token):
+    """``text`` in the page with the panel open on that view, its numbers in: (state(), the reference's attention)."""
+    figure_page.set_text(text)
+    figure_page.select(layer=layer, head=head, token=token, panels="stack")
+    wait_for_stacked(figure_page, token)
+    return figure_page.state(), reference.attention(text)
+
+
 def wait_for_stacked(figure_page, token):
     figure_page.wait_for_panel("stack")
     figure_page.wait_for_element("#stack-view .stack-table", attributes={"aria-busy": "false"})  # every column written
@@ -83,12 +91,7 @@ def wait_for_stacked(figure_page, token):
 
 def test_the_panel_shows_the_reference_by_link_pointer_and_keyboard(browser_page, reference):
     page = browser_page
-    text = TEXTS[0]
-    attention = reference.attention(text)
-    page.set_text(text)
-    page.select(layer=2, head=3, token=7, panels="stack")
-    wait_for_stacked(page, 7)
-    state = page.state()
+    state, attention = show_stacked(page, reference, TEXTS[0], 2, 3, 7)
     want = reference.rollout(attention, 2, 3, 7)
     assert np.max(np.abs(np.array(state["rollout"]) - want)) <= TOLERANCE
     assert np.max(np.abs(np.array(state["layer1_mix"]) - reference.layer1_mix(attention))) <= TOLERANCE
@@ -127,12 +130,7 @@ def test_the_panel_shows_the_reference_by_link_pointer_and_keyboard(browser_page
 
 def test_layer_1_has_nothing_below(browser_page, reference):
     page = browser_page
-    text = TEXTS[1]
-    attention = reference.attention(text)
-    page.set_text(text)
-    page.select(layer=1, head=1, token=5, panels="stack")
-    wait_for_stacked(page, 5)
-    state = page.state()
+    state, attention = show_stacked(page, reference, TEXTS[1], 1, 1, 5)
     labels = state["tokens"]
     page.wait_for_element("#stack-view .stack-heading", text=f"«{labels[5]}» (token 6 of {len(labels)}) in layer 1, head 1")
     assert np.max(np.abs(np.array(state["rollout"]) - attention[0, 0, 5])) <= TOLERANCE
