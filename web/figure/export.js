@@ -261,7 +261,7 @@ function nextToken(snapshot, width, messages) {
 function stack(snapshot, width, messages) {
   const { result, stacked } = snapshot;
   return (top) => {
-    if (!stacked || result.ids.length === 0) return section(text(MARGIN, top + 14, messages.text("export.nextWaiting"), { size: 13, fill: MUTED }), 22);
+    if (!stacked || result.ids.length === 0) return section(text(MARGIN, top + 14, messages.text("export.stackWaiting"), { size: 13, fill: MUTED }), 22);
     const words = stackText(stacked, result.labels, messages);
     const parts = [text(MARGIN, top + 14, words.heading, { size: 13, fill: INK })];
     let y = top + 24;
