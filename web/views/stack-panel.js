@@ -30,26 +30,36 @@ function strongest(row, count) {
   return strongestKeys(Array.from(row).slice(0, count), 1)[0];
 }
 
-/** The panel's words and numbers for `stacked` (Figure.rollout's answer) over the tokens `labels`, in the
- *  language of `messages`, the key-mix row for key `key` (default: the head's strongest key; no such row
- *  in layer 1): {heading, rows: [{name, cells: [{label, weight, share}]}], reach, caveat}; shared by
- *  the panel and the image export (export.js). */
 /** What each key of `stacked`'s layer is made of ([T][T]), or null in layer 1: Â₁ in layer 2, the
  *  product of the layers below above it (Figure.rollout sends layer 2's once, as layer1_mix). */
 export function keyMix(stacked) {
   return stacked.layer === 1 ? null : stacked.key_mix ?? stacked.layer1_mix;
 }
 
+/* One row's cells over the keys up to `stacked`'s query: [{label, weight, share}]. */
+function cellsOf(weights, stacked, labels, messages) {
+  return Array.from({ length: stacked.token + 1 }, (_, j) => ({ label: labels[j], weight: weights[j], share: percent(weights[j], messages) }));
+}
+
+/** The key-mix row for key `key` (0-based): {name, cells}, or null in layer 1 (nothing below). */
+export function keyMixRow(stacked, labels, messages, key) {
+  const mix = keyMix(stacked);
+  return mix && { name: messages.text("stack.keyMix", { label: labels[key] }), cells: cellsOf(mix[key], stacked, labels, messages) };
+}
+
+/** The panel's words and numbers for `stacked` (Figure.rollout's answer) over the tokens `labels`, in the
+ *  language of `messages`, the key-mix row for key `key` (default: the head's strongest key; no such row
+ *  in layer 1): {heading, rows: [{name, cells: [{label, weight, share}]}], reach, caveat}; shared by
+ *  the panel and the image export (export.js). */
 export function stackText(stacked, labels, messages, key = null) {
   const { layer, head, token } = stacked;
   const count = token + 1; // keys up to the query: the rest are masked, 0 in every row
   const below = layer > 1;
-  const cells = (weights) => Array.from({ length: count }, (_, j) => ({ label: labels[j], weight: weights[j], share: percent(weights[j], messages) }));
-  const rows = [{ name: messages.text("stack.direct"), cells: cells(stacked.direct) },
-    { name: below ? messages.text("stack.rollout", { count: layer - 1, below: layer - 1 }) : messages.text("stack.rolloutLayer1"), cells: cells(stacked.rollout) }];
-  const shownKey = key ?? strongest(stacked.direct, count);
-  const mix = keyMix(stacked);
-  if (mix) rows.push({ name: messages.text("stack.keyMix", { label: labels[shownKey] }), cells: cells(mix[shownKey]) });
+  const rows = [{ name: messages.text("stack.direct"), cells: cellsOf(stacked.direct, stacked, labels, messages) },
+    { name: below ? messages.text("stack.rollout", { count: layer - 1, below: layer - 1 }) : messages.text("stack.rolloutLayer1"),
+      cells: cellsOf(stacked.rollout, stacked, labels, messages) }];
+  const mixed = keyMixRow(stacked, labels, messages, key ?? strongest(stacked.direct, count));
+  if (mixed) rows.push(mixed);
   const top = strongest(stacked.rollout, count);
   return {
     heading: messages.text("stack.heading", { query: queryText(labels, token, messages), layer, head }),
@@ -156,10 +166,10 @@ export function createStackPanel(container, { messages }) {
 
   /* The key-mix row for key `j` (null: no such row, layer 1), whole, and the pressed key's button, the
    * one tab stop of the buttons (the first where no key is pressed). */
-  function showKey(j, row = null, write = true) {
+  function showKey(j, write = true) {
     key = j;
     if (j !== null && write) {
-      const { name, cells } = row ?? stackText(shown.stacked, shown.labels, words, j).rows[2];
+      const { name, cells } = keyMixRow(shown.stacked, shown.labels, words, j); // that row alone, on a pointer's move
       setText(rows[2].cells[0], name);
       writeCells(rows[2], cells, 0, cells.length);
     }
@@ -214,7 +224,7 @@ export function createStackPanel(container, { messages }) {
     writeColumns(text, labels, from, to);
     if (from > 0 || to < count) later.later(() => writeColumns(text, labels, 0, count));
     else later.nothingLater();
-    showKey(kept, null, false); // its row's cells: written with the others
+    showKey(kept, false); // its row's cells: written with the others
     setText(reach, text.reach);
     setText(caveat, text.caveat);
   }
