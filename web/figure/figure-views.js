@@ -20,13 +20,13 @@ import { createStackPanel } from "../views/stack-panel.js";
 import { createWhatIfBanner } from "../views/what-if-banner.js";
 import { whenSeenOrPaused } from "../lib/when-paused.js";
 import { headOffset, keysSeen } from "../draw/numbers.js";
-import { hasWhatIf, PANEL_NAMES } from "./view-state.js";
+import { asking, hasWhatIf, PANEL_NAMES } from "./view-state.js";
 
 /**
  * @param root the figure's element (where the focus is kept)
  * @param el   the figure's parts (figure.js PARTS)
  * @param on   what the reader's acts on the views do, through the core: choose(patch) (a choice of the
- *             reader's), state() and update(patch) (the view state: a preview, a panel opened),
+ *             reader's), pickToken(index) (a chip picked: the query, or the answer to "Predict, then look"), state() and update(patch) (the view state: a preview, a panel opened),
  *             knockout(layer, head), readOut(text), learn(step) (a checkpoint chosen in "Watch it learn");
  *             and messages(): the figure's current Messages (i18n/messages.js), which every view calls
  *             when it writes (the language can change while the figure lives)
@@ -40,7 +40,7 @@ export function createFigureViews(root, el, on) {
   const { messages } = on;
   let model = null; // the [config, checkpoints] of the last forModel, to make its views again in another language
   let refocus = null; // after language(): where the focus was, until a render shows it again (placeOf)
-  views.chips = createChips(el.tokens, { on: { pick: (index) => on.choose({ token: index }), preview: (index) => on.update({ preview: index }) }, messages });
+  views.chips = createChips(el.tokens, { on: { pick: (index) => on.pickToken(index), preview: (index) => on.update({ preview: index }) }, messages });
   views.banner = createWhatIfBanner(el.whatIf, { messages });
   for (const name of PANEL_NAMES) { // a visitor's click on a summary, told to the view state
     const panel = el[`${name}Panel`]; // not shown
@@ -97,7 +97,8 @@ export function createFigureViews(root, el, on) {
     drawFlash(result, state, previous, answers);
     const token = state.preview ?? state.token;
     const row = result.attention.subarray(headOffset(result, state.layer, state.head) + token * T).subarray(0, T);
-    views.chips.draw({ row, query: token, previewing: state.preview !== null, causal: keysSeen(result, state, token) === token + 1 });
+    views.chips.draw({ row, query: token, previewing: state.preview !== null, causal: keysSeen(result, state, token) === token + 1, asking: asking(state),
+      fixed: state.controls === "none" });
   }
 
   /* The views of a model (forModel's), gone: their elements, listeners, observers and waiting writes. */
@@ -138,7 +139,7 @@ export function createFigureViews(root, el, on) {
     views.heads = createChoices(el.heads, { config: { count: config.n_head }, on: { pick: (head) => on.choose({ head }) }, messages });
     drawLegend(el.legend, messages());
     views.headsGrid = createHeadsGrid(el.headsGrid, { config, on: { pick: (layer, head) => on.choose({ layer, head }) }, messages });
-    views.matrix = createMatrix(el.matrix, { on: { pick: (index) => on.choose({ token: index }), read: on.readOut }, messages });
+    views.matrix = createMatrix(el.matrix, { on: { pick: (index) => on.pickToken(index), read: on.readOut }, messages });
     views.math = createMathPanel(el.math, { on: { whatIf: (whatIf) => on.choose({ whatIf }), read: on.readOut }, messages });
     views.flash = createFlashSteps(el.flash, { on: { change: (flash) => on.update({ flash }), read: on.readOut }, messages });
     views.next = createNextToken(el.next, { config, on: { knockout: on.knockout }, messages });

@@ -21,7 +21,7 @@
 import { createAnswers } from "./answers.js";
 import { exportFigure } from "./export.js";
 import { afterPaint } from "../lib/frames.js";
-import { answersShown, createViewState, hasWhatIf, PANEL_NAMES, queryAfter, showsWhatIfsOf, toggled, whatIfsOf } from "./view-state.js";
+import { answersShown, askAgain, asking, createViewState, hasWhatIf, PANEL_NAMES, queryAfter, showsWhatIfsOf, toggled, whatIfsOf } from "./view-state.js";
 import { createFigureViews } from "./figure-views.js";
 import { BOX_MAX_CHARS, boxed, isWellFormed } from "./text-box.js";
 import { createApi } from "./controllers/api.js";
@@ -29,6 +29,7 @@ import { createLanguage } from "./controllers/language.js";
 import { createLinks } from "./controllers/links.js";
 import { createLoading } from "./controllers/loading.js";
 import { createMeasures } from "./controllers/measures.js";
+import { createPredict } from "./controllers/predict.js";
 import { createStatus } from "./controllers/status.js";
 import { createTextInput } from "./controllers/text-input.js";
 import { createTools } from "./controllers/tools.js";
@@ -41,7 +42,7 @@ const PARTS = {
   tokens: "tokens", modelSize: "model-size", computedWhere: "computed-where", modelCorpus: "model-corpus", modelTraining: "model-training", defaultStory: "default-story", retry: "retry", legend: "legend", headsPanel: "heads-panel",
   headsGrid: "heads-grid", matrixPanel: "matrix-panel", matrix: "matrix-view", mathPanel: "math-panel",
   math: "math-view", nextPanel: "next-panel", next: "next-view", learnPanel: "learn-panel", learn: "learn-view", whatIf: "what-if", copyLink: "copy-link",
-  stackPanel: "stack-panel", stack: "stack-view", linkBox: "link-box", linkText: "link-text", savedImage: "saved-image", flashPart: "flash-part", flash: "flash-view",
+  stackPanel: "stack-panel", stack: "stack-view", predict: "predict", linkBox: "link-box", linkText: "link-text", savedImage: "saved-image", flashPart: "flash-part", flash: "flash-view",
 };
 
 export class AttentionFigure {
@@ -72,6 +73,7 @@ export class AttentionFigure {
   #textInput;
   #links;
   #language;
+  #predict;
 
   /**
    * @param {Element} root        the figure's element: its parts are found inside it
@@ -105,13 +107,14 @@ export class AttentionFigure {
     this.viewState = createViewState({
       layer: 1, head: 1, token: 0, preview: null, panels: Object.fromEntries(PANEL_NAMES.map((name) => [name, false])),
       whatIf: { scale: true, mask: true }, knockout: [], flash: { open: false, tile: 4, step: 0 }, // tiles of 4: the default sentence in four
-      learn: { open: false, step: null }, lang: null, // lang: the language a link, the element or its page asked for (null: the reader's browser's, or English)
+      learn: { open: false, step: null }, predict: { on: false, answered: false, guess: null }, controls: "all",
+      lang: null, // lang: the language a link, the element or its page asked for (null: the reader's browser's, or English)
     });
     this.#views = createFigureViews(root, el, {
-      choose: (patch) => this.choose(patch), state: () => this.viewState.get(), update: (patch) => this.viewState.update(patch),
-      knockout: (layer, head) => this.choose({ knockout: toggled(this.viewState.get().knockout, layer, head) }),
+      choose: (patch) => this.#readerChoose(patch), pickToken: (index) => this.#pickToken(index), state: () => this.viewState.get(), update: (patch) => this.viewState.update(patch),
+      knockout: (layer, head) => this.#readerChoose({ knockout: toggled(this.viewState.get().knockout, layer, head) }),
       readOut: (text) => this.#status.choice(() => text), // a keyboard read-out of one number is a choice too
-      learn: (step) => this.choose({ learn: this.learnAt(step) }),
+      learn: (step) => this.#readerChoose({ learn: this.learnAt(step) }),
       messages: () => this.#language.messages,
     });
     this.#answers = createAnswers(() => [this.#view.result, this.viewState.get()], (kind) => this.#onAnswer(kind));
@@ -121,6 +124,7 @@ export class AttentionFigure {
     this.#loading = createLoading(this, el, options);
     this.#tools = createTools(this, { ...el, saveButtons: root.querySelectorAll("button[data-save]") }, options.linkHref);
     this.#textInput = createTextInput(this, el.text);
+    this.#predict = createPredict(this, el, options.host);
     this.#links = createLinks(this, options.initialView);
     this.viewState.subscribe((state, previous) => this.#render(state, previous));
     this.viewState.subscribe(() => this.changed());
@@ -200,7 +204,7 @@ export class AttentionFigure {
   destroy() {
     this.#gone = true;
     this.disconnect();
-    for (const part of [this.#status, this.#measures, this.#loading, this.#tools, this.#textInput, this.#links, this.#language, this.#views]) part.destroy();
+    for (const part of [this.#status, this.#measures, this.#loading, this.#tools, this.#textInput, this.#links, this.#language, this.#predict, this.#views]) part.destroy();
     this.#listeners.clear();
     for (const waiter of this.#queue.waiters.splice(0)) waiter.reject(new Error("the figure is gone")); // not shown
   }
@@ -325,6 +329,7 @@ export class AttentionFigure {
    *  comes down. */
   textReplaced() {
     this.#links.forget();
+    if (this.viewState.get().predict.answered) this.viewState.update(askAgain); // a new text asks again
     if (this.#view.result?.precomputed) this.clearShown();
   }
 
@@ -333,8 +338,10 @@ export class AttentionFigure {
    *  New what-ifs need the text computed again (the worker computes them with the attention). */
   choose(patch) {
     this.#readerActed = true;
-    const before = JSON.stringify(whatIfsOf(this.viewState.get()));
-    this.viewState.update({ ...patch, preview: null });
+    const now = this.viewState.get();
+    const before = JSON.stringify(whatIfsOf(now));
+    const newQuestion = ["layer", "head", "token"].some((name) => patch[name] !== undefined && patch[name] !== now[name]);
+    this.viewState.update({ ...patch, ...(newQuestion && now.predict.answered ? askAgain : {}), preview: null }); // a new query or head asks again
     if (this.#channel && JSON.stringify(whatIfsOf(this.viewState.get())) !== before) this.submit(this.#queue.text).catch(() => {});
     const { result } = this.#view;
     if (result && !result.precomputed && !showsWhatIfsOf(result, this.viewState.get())) this.#choicePending = true;
@@ -348,6 +355,7 @@ export class AttentionFigure {
     const state = this.viewState.get();
     const { messages } = this;
     if (!result || result.ids.length === 0) return messages.text("figure.noTokens");
+    if (asking(state) && result.attention) return `${this.#predict.question()(messages)} ${messages.text("predict.how")}`;
     const whatIf = hasWhatIf(state) || state.knockout.length;
     return messages.text(whatIf ? "figure.summaryWhatIf" : "figure.summary", {
       count: result.ids.length, layer: state.layer, head: state.head, row: describeRow(result, state, state.token, messages) });
@@ -371,6 +379,9 @@ export class AttentionFigure {
     const checkpoint = shown ? [shown, this.checkpoints.at(-1)] : null; // the checkpoint's line, unless the shipped model is shown
     return exportFigure({ result, state, config, explained, predicted, stacked, checkpoint, width: this.#root.clientWidth, messages: this.messages }, format);
   }
+
+  /** "Predict, then look" on or off (`on`): the weights hidden until the reader answers (controllers/predict.js). */
+  setPredict(on) { this.viewState.update({ predict: { on, answered: false, guess: null } }); }
 
   /** The words of a new language (controllers/language.js has written the markup's and the about
    *  text): every view, the status line and the notice written again; the numbers shown stay. */
@@ -454,7 +465,32 @@ export class AttentionFigure {
     const { result } = this.#view;
     if (result?.attention) this.#askPython(state);
     this.#views.render(result, state, previous, this.#answers);
-    if (result?.attention && result.ids.length > 0) this.#status.view(result, state, state.preview ?? state.token);
+    if (result?.attention && result.ids.length > 0) {
+      if (asking(state)) this.#status.set(this.#predict.question()); // no share before the reader answers
+      else this.#status.view(result, state, state.preview ?? state.token);
+    }
+    this.#predict.draw(state, this.#root);
+    this.#drawControls(state);
+  }
+
+  /* A chip picked (a click, Enter): the query, or while the figure asks, the reader's answer. */
+  #pickToken(index) {
+    if (asking(this.viewState.get())) this.#predict.guess(index);
+    else this.#readerChoose({ token: index });
+  }
+
+  /* A choice made on the figure's own views: none with controls="none" (the view as given; the API and a
+   * host page's messages still choose). */
+  #readerChoose(patch) {
+    if (this.viewState.get().controls !== "none") this.choose(patch);
+  }
+
+  /* controls (view-state.js): the root's data-controls, under which figure.css hides the controls, and the
+   * text box read-only unless all controls are on. */
+  #drawControls(state) {
+    if (state.controls === "all") this.#root.removeAttribute("data-controls");
+    else this.#root.dataset.controls = state.controls;
+    this.#el.text.readOnly = state.controls !== "all";
   }
 
   #drawNotice(result) { // the notice above the chips, for `result` (null before the first result is shown)
@@ -550,12 +586,12 @@ export class AttentionFigure {
     this.#language.writeAbout();
     this.#views.forModel(config, this.checkpoints);
     const given = this.#queue.requested > 0; // a text given before build.json arrived (setText, a message, typing)
-    const { text, layer, head, panels, step, lang } = this.#links.initial(view.config, manifest.max_text_chars, given);
+    const { text, layer, head, panels, step, lang, predict, controls } = this.#links.initial(view.config, manifest.max_text_chars, given);
     this.#language.choose(lang);
     const linked = text !== undefined && this.intoBox(text) !== defaultView.text;
     const fresh = linked || (given && el.text.value !== defaultView.text); // no precomputed view for this text
     this.viewState.update({ layer: layer ?? defaultView.layer, head: head ?? defaultView.head, token: fresh ? Number.MAX_SAFE_INTEGER : defaultView.token, panels: panels ?? {},
-      learn: this.learnAt(step ?? null) });
+      learn: this.learnAt(step ?? null), predict: { on: predict ?? false, answered: false, guess: null }, controls: controls ?? "all" });
     if (fresh) {
       this.#queue.text = el.text.value; // drawn once Python has tokenized it; the precomputed view is the default sentence's
       this.setStatus({ key: linked ? "figure.computingLink" : "figure.computingText" });

@@ -1,6 +1,6 @@
 /* The view in the address's fragment, so that a link restores it (never sent to a server):
  *
- *   #text=Then%20the%20Queen…&layer=2&head=3&token=7&panels=heads,matrix&step=500&lang=de
+ *   #text=Then%20the%20Queen…&layer=2&head=3&token=7&panels=heads,matrix&step=500&lang=de&predict=1&controls=view
  *
  * URLSearchParams syntax. readLink reads it at start and on every same-document navigation, checking
  * every value against the model and saying what it changed (each sentence a message of the catalog,
@@ -14,6 +14,11 @@ import { chooseLanguage } from "../i18n/language.js";
 import { lastChars, lengthInBox } from "./text-box.js";
 
 const PANELS = ["heads", "matrix", "math", "next", "stack"];
+/** What controls a figure shows: all, the choices but a read-only text ("view"), or none: the view as
+ *  given (view-state.js controls). */
+export const CONTROLS = ["all", "view", "none"];
+const ON = ["", "1", "true", "on"]; // predict=1; an element's bare `predict` attribute reads as ""
+const OFF = ["0", "false", "off"];
 
 /* The nearest whole number from low to high for a link's value (±Infinity included), or null for one
  * that is not a number. */
@@ -41,7 +46,8 @@ export function readText(text, maxChars, normalise = (given) => given) {
  *  points after `normalise` (the text as the figure takes it: text-box.js's asInBox, line breaks as in a
  *  text box). Returns {view, changes}: view holds only the fields the link gave (text, layer, head,
  *  token 0-based, panels {name: true}, step: a training step among `config.steps`, lang: the tag of the
- *  catalog for the language asked, as i18n/language.js's chooseLanguage finds it), each made valid,
+ *  catalog for the language asked, as i18n/language.js's chooseLanguage finds it; predict: true or false,
+ *  from 1/true/on or 0/false/off, "" (a bare attribute) on; controls: one of CONTROLS), each made valid,
  *  and, for a token past any text's end (over block_size, 1e400 included), tokenAsked, the token as the
  *  link wrote it; changes lists what was changed and why, as messages ({key, params}: lib/shown.js).
  *  The token is checked against the text later, once it is tokenized (see controllers/links.js). */
@@ -96,6 +102,19 @@ export function readLink(hash, config, maxChars, normalise = (text) => text) {
     else if (steps.length) changes.push({ key: "link.stepNotListed", params: { asked, steps: { numbers: steps, grouping: false }, count: steps.length } });
     else changes.push({ key: "link.stepNoCheckpoints", params: { asked } });
   }
+  if (params.has("predict")) {
+    const asked = params.get("predict");
+    const value = asked.trim().toLowerCase();
+    if (ON.includes(value)) view.predict = true;
+    else if (OFF.includes(value)) view.predict = false;
+    else changes.push({ key: "link.predictNotOnOff", params: { asked } });
+  }
+  if (params.has("controls")) {
+    const asked = params.get("controls");
+    const value = asked.trim().toLowerCase();
+    if (CONTROLS.includes(value)) view.controls = value;
+    else changes.push({ key: "link.controlsUnknown", params: { asked } });
+  }
   if (params.has("lang")) {
     const asked = params.get("lang");
     const languages = config.languages ?? ["en"];
@@ -126,5 +145,7 @@ export function linkFor(text, state, hasTokens) {
   if (open.length) fields.push(["panels", open.join(",")]);
   if (state.learn?.step != null) fields.push(["step", state.learn.step]);
   if (state.lang) fields.push(["lang", state.lang]);
+  if (state.predict?.on) fields.push(["predict", 1]);
+  if (state.controls && state.controls !== "all") fields.push(["controls", state.controls]);
   return `#${fields.map(([name, value]) => `${name}=${encodeURIComponent(String(value))}`).join("&")}`;
 }

@@ -8,8 +8,12 @@
  *     knockout: [[layer, head], ...],          heads knocked out (a what-if), 1-based
  *     flash: { open, tile, step },             "Compute it as FlashAttention does": open, keys per
  *                                              tile, the tile shown (0-based)
- *     learn: { open, step } }                  "Watch it learn": open, and the training step of the
+ *     learn: { open, step },                   "Watch it learn": open, and the training step of the
  *                                              checkpoint shown (null: the shipped model; set only while open)
+ *     predict: { on, answered, guess },        "Predict, then look": on, the reader has answered for this
+ *                                              query, head and text, and the token guessed (0-based, or null)
+ *     controls }                               "all", "view" (the text read-only) or "none" (the view as
+ *                                              given: no choices, no tools): a figure that illustrates one point
  *
  * Clicks, keys and window.attentionLive.select() all go through update(); every view redraws from
  * the state it is handed. The address's fragment is this state written out (url-state.js), and a host
@@ -22,12 +26,12 @@ export const PANEL_NAMES = ["heads", "matrix", "math", "next", "stack"];
 
 export function createViewState(initial) {
   let state = Object.freeze({ ...initial, panels: Object.freeze({ ...initial.panels }), whatIf: Object.freeze({ ...initial.whatIf }),
-    flash: Object.freeze({ ...initial.flash }), learn: Object.freeze({ ...initial.learn }) });
+    flash: Object.freeze({ ...initial.flash }), learn: Object.freeze({ ...initial.learn }), predict: Object.freeze({ ...initial.predict }) });
   const listeners = [];
   return {
     /** The current state (frozen). */
     get: () => state,
-    /** Merge `patch` (panels, whatIf, flash and learn merge one level deep) and tell every listener
+    /** Merge `patch` (panels, whatIf, flash, learn and predict merge one level deep) and tell every listener
      *  (state, previous state). A step shown opens "Watch it learn"; closing it shows the shipped model. */
     update(patch) {
       const previous = state;
@@ -35,9 +39,10 @@ export function createViewState(initial) {
       const whatIf = Object.freeze({ ...state.whatIf, ...(patch.whatIf ?? {}) });
       const flash = Object.freeze({ ...state.flash, ...(patch.flash ?? {}) });
       const learn = { ...state.learn, ...(patch.learn ?? {}) };
+      const predict = Object.freeze({ ...state.predict, ...(patch.predict ?? {}) });
       if (patch.learn?.step != null) learn.open = true;
       if (!learn.open) learn.step = null;
-      state = Object.freeze({ ...state, ...patch, panels, whatIf, flash, learn: Object.freeze(learn) });
+      state = Object.freeze({ ...state, ...patch, panels, whatIf, flash, learn: Object.freeze(learn), predict });
       for (const listener of listeners) listener(state, previous);
     },
     /** Call `listener(state, previous)` after every update. */
@@ -54,6 +59,12 @@ export function answersShown(state) {
 }
 
 export const hasWhatIf = (state) => !state.whatIf.scale || !state.whatIf.mask;
+
+/** Whether the figure asks the reader to predict before it shows the weights ("Predict, then look"). */
+export const asking = (state) => state.predict.on && !state.predict.answered;
+
+/** The view state's patch that asks again (a new query, head or text): the answer forgotten. */
+export const askAgain = { predict: { answered: false, guess: null } };
 
 /** What the worker computes the attention of this state with, besides the text: the knocked-out heads,
  *  the what-if of the selected head ({layer, head, scale, mask}, or null) and the checkpoint (its

@@ -2,7 +2,9 @@
  * window.postMessage (same-origin hosts may also call window.attentionLive directly):
  *
  *   host → figure   {type: "attention-live:setText", text, id?}
- *                   {type: "attention-live:select", layer?, head?, token?, step?, id?}   (as attentionLive.select)
+ *                   {type: "attention-live:select", layer?, head?, token?, step?, predict?, controls?, id?}
+ *                                                                    (as attentionLive.select)
+ *                   {type: "attention-live:predict", on, id?}        "Predict, then look" on (true) or off
  *                   {type: "attention-live:getState", id?}
  *   figure → host   {type: "attention-live:reply", id, ok, error?}   to the sender, when it passed an id
  *                   {type: "attention-live:ready"}                   to the parent, whatever its origin
@@ -14,6 +16,9 @@
  *                                                                    most every STATE_MS) and on getState, only to an
  *                                                                    origin listed in ?embed-origin= (it holds the
  *                                                                    visitor's text)
+ *                   {type: "attention-live:guess", detail}           the reader's answer in "Predict, then look"
+ *                                                                    (the element's attention-live:guess detail),
+ *                                                                    to the same origins as the state
  *
  * Only messages from the parent window are read; any other message, of an unknown type or a bad shape,
  * is ignored without an error (a bad shape with an id gets a reply with ok: false). Texts from messages
@@ -46,7 +51,7 @@ export function readEmbedOptions(search) {
 }
 
 /** Start the protocol for `api` (window.attentionLive) with `options` (readEmbedOptions). Returns
- *  {ready(): announce that the live figure is ready, changed(): the view or its content changed (the
+ *  {ready(): announce that the live figure is ready, guess(detail): the reader's answer, changed(): the view or its content changed (the
  *  state is sent where allowed, if it changed, at most every STATE_MS; the height where no frame is
  *  drawn)}; both do nothing outside an iframe. */
 export function startEmbedding(api, options) {
@@ -105,7 +110,8 @@ export function startEmbedding(api, options) {
 
   const handlers = {
     setText: (data) => api.setText(data.text),
-    select: (data) => api.select({ layer: data.layer, head: data.head, token: data.token, step: data.step }),
+    select: (data) => api.select({ layer: data.layer, head: data.head, token: data.token, step: data.step, predict: data.predict, controls: data.controls }),
+    predict: (data) => api.select({ predict: data.on }),
     getState: async () => {
       if (!sendState()) throw new Error("this figure sends its state only to the origins listed in its embed-origin parameter"); // not shown
     },
@@ -139,6 +145,11 @@ export function startEmbedding(api, options) {
       toParent({ type: `${PREFIX}ready` });
       height = -1; // the height again, for a host that started listening late
       sendHeight();
+    },
+    /** The reader's answer in "Predict, then look" (the attention-live:guess event's detail), to the
+     *  origins the state may go to: a course page may record it (docs/embedding.md). */
+    guess(detail) {
+      for (const origin of stateTargets()) parent.postMessage({ type: `${PREFIX}guess`, detail }, origin);
     },
     changed() {
       if (!embedded) return;

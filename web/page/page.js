@@ -45,6 +45,7 @@ function start() {
     const title = figure.messages.text("markup.title");
     if (document.title !== title) document.title = title;
   });
+  element.addEventListener("attention-live:guess", (event) => embedding.guess(event.detail));
   element.addEventListener("attention-live:ready", () => {
     embedding.ready();
     keepForOffline(figure.manifest, pageFolder);

@@ -20,6 +20,12 @@
  *                                            "causal mask off" what-if, later keys not masked)
  *     reused: number                         the first `reused` chips came from the KV cache (class "reused")
  *     tile: [first, last] | null             keys outlined as the FlashAttention tile shown (class "in-tile")
+ *     asking: boolean (with row)             "Predict, then look" asks: the weights hidden (no colour, no
+ *                                            percentage, names without them); a click or Enter on a chip at or
+ *                                            before the query answers (pick), the arrow keys only move the focus,
+ *                                            later chips are aria-disabled, and hovering previews nothing
+ *     fixed: boolean (with row)              the query cannot change (controls="none"): the arrow keys move
+ *                                            the focus only, to read each chip's name
  *
  * Names while the reader types: every chip's name changes with every keystroke (the query's row is new);
  * the names are written once the reader pauses, the group aria-busy="true" meanwhile (when-paused.js),
@@ -53,6 +59,8 @@ export function createChips(container, { on, messages }) {
   const records = [];
   const nameWriter = whenPaused(container);
   let showsEmpty = false; // the chips' own empty text is shown (not a caller's message)
+  let asking = false; // the weights hidden until the reader answers (props.asking)
+  let focusOnly = false; // the arrow keys move the focus, not the query (asking, or props.fixed)
 
   function makeRecord(index) {
     const chip = document.createElement("button");
@@ -66,8 +74,8 @@ export function createChips(container, { on, messages }) {
     const percentText = percent.appendChild(document.createTextNode(""));
     chip.append(label, " ", percent); // the space: the visible text reads "␣Alice 48.6%", as the name does
     chip.addEventListener("click", () => on.pick(index), { signal });
-    chip.addEventListener("mouseenter", () => on.preview(index), { signal });
-    chip.addEventListener("mouseleave", () => on.preview(null), { signal });
+    chip.addEventListener("mouseenter", () => { if (!asking) on.preview(index); }, { signal });
+    chip.addEventListener("mouseleave", () => { if (!asking) on.preview(null); }, { signal });
     return { chip, index, label: undefined, tokenId: undefined, percentText, shown: { query: false, preview: false, weight: undefined, colour: undefined } };
   }
 
@@ -99,8 +107,12 @@ export function createChips(container, { on, messages }) {
   /* One attention row (see above). Most edits change every chip (the query's row is new); each record
    * remembers what its chip shows, and only what differs is written, since every write costs the page
    * a new style, layout or paint. */
-  function drawWeights(row, query, previewing, causal) {
+  function drawWeights(row, query, previewing, causal, hidden) {
     const T = records.length;
+    if (hidden !== asking) {
+      asking = hidden;
+      for (const record of records) record.shown.weight = undefined; // everything written again
+    }
     const words = messages();
     const names = [];
     for (const record of records) {
@@ -121,6 +133,7 @@ export function createChips(container, { on, messages }) {
       }
       const weight = index > query && causal ? null : row[index]; // null: masked, a key after the query
       names.push([record, weight]);
+      setAttribute(chip, "aria-disabled", String(asking && index > query));
       if (weight === shown.weight) continue;
       const wasMasked = shown.weight === null;
       shown.weight = weight;
@@ -137,6 +150,13 @@ export function createChips(container, { on, messages }) {
         chip.classList.remove("masked");
         delete chip.dataset.masked;
       }
+      if (asking) { // not one number until the reader answers, in the colour, the text or the name
+        chip.classList.remove("strong");
+        setColour(record, undefined);
+        delete chip.dataset.weight;
+        record.percentText.data = "";
+        continue;
+      }
       chip.classList.toggle("strong", needsLightText(weight));
       setColour(record, weightClass(weight));
       chip.dataset.weight = String(weight);
@@ -144,7 +164,7 @@ export function createChips(container, { on, messages }) {
     }
     const writeNames = () => {
       const later = messages(); // the language when they are written
-      names.forEach(([record, weight]) => setAttribute(record.chip, "aria-label", nameOf(record, weight, T, later)));
+      names.forEach(([record, weight]) => setAttribute(record.chip, "aria-label", nameOf(record, weight, T, later, asking)));
     };
     if (container.contains(focusedIn(container))) {
       nameWriter.nothingLater();
@@ -157,7 +177,10 @@ export function createChips(container, { on, messages }) {
   /** Draw `props` (see above): the tokens first, then their weights, the reused chips, the tile. */
   function draw(props) {
     if (props.labels) drawTokens(props.labels, props.ids);
-    if (props.row) drawWeights(props.row, props.query, props.previewing ?? false, props.causal ?? true);
+    if (props.row) {
+      drawWeights(props.row, props.query, props.previewing ?? false, props.causal ?? true, props.asking ?? false);
+      focusOnly = asking || Boolean(props.fixed);
+    }
     if (props.reused !== undefined) {
       for (const { chip, index } of records) chip.classList.toggle("reused", index < props.reused);
     }
@@ -188,7 +211,9 @@ export function createChips(container, { on, messages }) {
     if (next === undefined) return;
     event.preventDefault();
     const target = records[Math.max(0, Math.min(last, next))];
-    on.pick(target.index);
+    if (focusOnly) { // the focus moves, the query stays (Enter on a chip answers a question)
+      for (const record of records) setAttribute(record.chip, "tabindex", record === target ? "0" : "-1");
+    } else on.pick(target.index);
     target.chip.focus();
   }
   container.addEventListener("keydown", onKey, { signal });
@@ -212,10 +237,12 @@ export function createChips(container, { on, messages }) {
   return { draw, clear, language, destroy };
 }
 
-/** A chip's accessible name (see above); `weight` null where the key is masked. */
-function nameOf(record, weight, T, messages) {
+/** A chip's accessible name (see above); `weight` null where the key is masked; `hidden`: without it
+ *  ("Predict, then look" asks). */
+function nameOf(record, weight, T, messages, hidden) {
   const params = { label: record.label, index: record.index + 1, count: T };
   if (weight === null) return messages.text("chips.nameMasked", params);
+  if (hidden) return messages.text("chips.nameHidden", params);
   return messages.text("chips.name", { ...params, percent: written(weight, messages) });
 }
 

@@ -9,6 +9,7 @@ import { afterPaint } from "../../lib/frames.js";
 import { shown } from "../../lib/shown.js";
 import { entropyAt, headOffset } from "../../draw/numbers.js";
 import { PANEL_NAMES } from "../view-state.js";
+import { CONTROLS } from "../url-state.js";
 
 /* A value given to the API, as an error message shows it: NaN, Infinity, 2n as themselves, others as JSON. */
 function describe(value) {
@@ -66,8 +67,12 @@ export function createApi(figure) {
     const head = checkedNumber(choice.head ?? now.head, 1, config.n_head, "head");
     if (T === 0 && choice.token !== undefined) throw new RangeError("token: the text has no tokens to select"); // not shown
     const token = T === 0 ? 0 : checkedNumber(choice.token ?? now.token, 0, T - 1, "token");
+    if (choice.predict !== undefined && typeof choice.predict !== "boolean") throw new TypeError(`predict must be true or false, got ${describe(choice.predict)}`); // not shown
+    if (choice.controls !== undefined && !CONTROLS.includes(choice.controls)) throw new RangeError(`controls must be one of ${CONTROLS.join(", ")}, got ${describe(choice.controls)}`); // not shown
     return { layer, head, token, ...(choice.panels !== undefined && { panels: checkedPanels(choice.panels) }),
-      ...(choice.step !== undefined && { learn: figure.learnAt(checkedStep(choice.step)) }) };
+      ...(choice.step !== undefined && { learn: figure.learnAt(checkedStep(choice.step)) }),
+      ...(choice.predict !== undefined && { predict: { on: choice.predict, answered: false, guess: null } }),
+      ...(choice.controls !== undefined && { controls: choice.controls }) };
   }
 
   /* select's `step`: a training step of the listed checkpoints, or null (the shipped model). */
@@ -111,7 +116,9 @@ export function createApi(figure) {
     },
     /** Choose the view: layer and head 1-based as labelled, token 0-based among the shown tokens,
      *  panels the open ones (an array or comma-separated list of heads, matrix, math, next, stack), step the
-     *  training step of a checkpoint (checkpoints(); null: the shipped model); a field left out keeps
+     *  training step of a checkpoint (checkpoints(); null: the shipped model), predict true to hide the
+     *  weights until the reader answers "Which earlier token will … attend to most?" (false: off),
+     *  controls "all", "view" (the text read-only) or "none" (the view as given); a field left out keeps
      *  its value at the time the figure is ready. All fields are checked before any changes: a
      *  RangeError leaves the view as it was. */
     async select(choice = {}) {
@@ -191,7 +198,9 @@ export function createApi(figure) {
      *  R = A(layer, head) · Â₁ with Â₁ = ½ · mean over heads(A₁) + ½ · I (T floats: how much of its
      *  attention ends on each typed token once layer 1's mixing is counted; in layer 1, the head's own
      *  row) and layer1_mix Â₁ (T × T; null in a one-layer model), both Python's (Figure.rollout) while
-     *  the stacked-attention panel is open and its numbers are in, else null. */
+     *  the stacked-attention panel is open and its numbers are in, else null; predict {on, answered}:
+     *  "Predict, then look" on, and answered for this query, head and text; controls "all", "view" or
+     *  "none". */
     state() {
       const now = figure.viewState.get();
       const { result, runtime } = figure;
@@ -216,6 +225,8 @@ export function createApi(figure) {
         reused: result?.cache ? result.cache.reused : 0,
         step: now.learn.step ?? figure.checkpoints.at(-1)?.step ?? null,
         row_entropy: numbers ? rowEntropy(result, now.token) : null,
+        predict: { on: now.predict.on, answered: now.predict.answered },
+        controls: now.controls,
         ...stackedState(numbers && now.panels.stack ? figure.answer("rollout") : null),
       };
     },

@@ -20,7 +20,7 @@ export function createLinks(figure, initialView) {
   // (tokenAsked: 1-based)
   const asked = { changes: [], token: undefined, tokenAsked: undefined };
 
-  /* Show the view `view` ({text, layer, head, token, panels, step}: each optional, checked by readLink) as a
+  /* Show the view `view` ({text, layer, head, token, panels, step, predict, controls}: each optional, checked by readLink) as a
    * fresh load would, with `changes` in the notice; what it leaves out is the default view's. A link
    * carries no what-ifs or knockouts: a fresh load has none. */
   function show(view, changes) {
@@ -38,6 +38,7 @@ export function createLinks(figure, initialView) {
     figure.viewState.update({
       layer: view.layer ?? defaults.layer, head: view.head ?? defaults.head, panels, preview: null,
       whatIf: { scale: true, mask: true }, knockout: [], learn: figure.learnAt(view.step ?? null),
+      predict: { on: view.predict ?? false, answered: false, guess: null }, controls: view.controls ?? "all",
       token: text === defaults.text ? defaults.token : Number.MAX_SAFE_INTEGER, // the last token, once its text is shown
     });
     const { result } = figure;
