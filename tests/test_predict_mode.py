@@ -6,13 +6,10 @@ figure in an iframe posts it to its embed-origin). controls="none" and "view" fi
 headless Chromium: an element on a course page, the standalone page by link, and a host page on
 another site; every share against CPython's Figure on the same weights."""
 
-import json
-
-import numpy as np
 import pytest
 
-from support.figure_page import TOLERANCE, WAIT_MS, FigurePage, containing, course_site, some_item
-from test_embed import host, wait_for_message
+from support.figure_page import TOLERANCE, FigurePage, browser_context, containing, course_site
+from support.host_page import host, wait_for_message
 
 TEXT = 'Then the Queen turned to Alice and said, "Off with her head!"'  # the default view's
 LAYER, HEAD, TOKEN = 2, 3, 7  # «said»
@@ -36,8 +33,6 @@ def site(tmp_path_factory):
 
 @pytest.fixture
 def course(site, playwright):
-    from support.figure_page import browser_context
-
     with browser_context(playwright) as context:
         page = context.new_page()
         page.add_init_script("window.guesses = []; document.addEventListener('attention-live:guess', (e) => guesses.push({detail: e.detail, target: e.target.localName}));")
