@@ -27,7 +27,9 @@ def site(tmp_path_factory):
         "fixed.html": f'<attention-live controls="none" text="{TEXT.replace(chr(34), "&quot;")}" layer="1" head="1" token="4" panels="matrix"></attention-live>'
                       f'<attention-live controls="view" layer="1" head="1"></attention-live>',
     }
-    with course_site(tmp_path_factory.mktemp("teach"), pages) as url:
+    # a course page that follows the reader's colour scheme, as the figure does
+    theme = "<style>html { background: #fff; color: #1d2330 } @media (prefers-color-scheme: dark) { html { background: #12161d; color: #e6e9ef } }</style>"
+    with course_site(tmp_path_factory.mktemp("teach"), pages, head=theme) as url:
         yield url
 
 
@@ -178,3 +180,23 @@ def test_controls_none_shows_the_view_as_given_and_view_keeps_the_choices(course
     course.evaluate("document.querySelectorAll('attention-live')[1].setAttribute('controls', 'sideways')")
     viewing.wait_for(controls="all")
     viewing.wait_for_element("#notice", text=containing('controls "sideways"'))
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_while_it_asks_after_the_answer_and_on_a_fixed_figure(site, playwright, axe_source, scheme):
+    from support.axe import violations
+
+    with browser_context(playwright, color_scheme=scheme) as context:
+        page = context.new_page()
+        page.goto(site + "/predict.html")
+        element = FigurePage(page, "attention-live")
+        element.ready()
+        element.wait_for(predict={"on": True, "answered": False})
+        assert violations(page, axe_source) == []
+        element.locator(f".chip[data-index='{QUEEN}']").click()
+        element.wait_for(predict={"on": True, "answered": True})
+        assert violations(page, axe_source) == []
+        page.goto(site + "/fixed.html")
+        FigurePage(page, "attention-live").ready()
+        FigurePage(page, "attention-live").wait_for(controls="none")
+        assert violations(page, axe_source) == []
