@@ -101,9 +101,11 @@ export class AttentionLiveElement extends HTMLElement {
   static observedAttributes = [...ATTRIBUTES, "lang"];
 
   #keptView = null; // the link fragment of a figure let go (letGo), for the next one
+  #pageLanguage = null; // observes the page's <html lang> while the element is on the page (a site's language switcher)
 
   connectedCallback() {
     if (this.hasAttribute("standalone")) return; // page.js starts it
+    this.#followPageLanguage();
     if (!this.figure) this.start(this.makeFigure());
     else if (this.observer) this.observer.observe(this); // moved before it went live
     else this.figure.reconnect();
@@ -112,6 +114,8 @@ export class AttentionLiveElement extends HTMLElement {
   /* Out of the page: Python drops the figure's view at once. An element moved (out and back in within
    * one task) keeps its figure; one still out after that lets it go (letGo). */
   disconnectedCallback() {
+    this.#pageLanguage?.disconnect();
+    this.#pageLanguage = null;
     this.observer?.disconnect();
     this.figure?.disconnect();
     const { figure } = this;
@@ -127,6 +131,16 @@ export class AttentionLiveElement extends HTMLElement {
     this.figure.destroy();
     this.figure = null;
     this.observer = null;
+  }
+
+  /* An element without its own lang follows the page's <html lang> when a site's language switcher
+   * changes it after load (observed, not polled): its words and numbers written again. */
+  #followPageLanguage() {
+    if (this.#pageLanguage) return;
+    this.#pageLanguage = new MutationObserver(() => {
+      if (!this.hasAttribute("lang")) this.figure?.languageChanged();
+    });
+    this.#pageLanguage.observe(document.documentElement, { attributes: true, attributeFilter: ["lang"] });
   }
 
   attributeChangedCallback(name) {

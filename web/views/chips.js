@@ -12,7 +12,8 @@
  *   language(), destroy()}
  *   pick: a chip clicked, or moved to by the keyboard; preview: the pointer over a chip (null: left it).
  *   messages: a function returning the figure's current Messages (i18n/messages.js), read at each draw;
- *   language() writes again the words that only a new token writes (each chip's title, the empty text).
+ *   language() writes again the words that only a new token writes (each chip's title, the empty text),
+ *   and has the next draw of the weights write every percentage and name again.
  *   props (each group optional: a group left out keeps what is drawn):
  *     labels: string[T], ids: number[T]      the tokens (their chips; [] shows "Type something above…")
  *     row: Float32Array [T]                  the query's row of the selected head: weight of keys 0..T-1
@@ -224,6 +225,7 @@ export function createChips(container, { on, messages }) {
     const words = messages();
     for (const record of records) {
       if (record.label !== undefined) record.chip.title = describe(record.label, record.index, record.tokenId, words);
+      record.shown.weight = undefined; // its percentage written again, in the new language's format, by the next draw
     }
     if (showsEmpty) container.querySelector(".empty").textContent = words.text("chips.empty");
   }
