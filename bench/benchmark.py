@@ -79,8 +79,12 @@ shows that checkpoint's attention (api.js: ``allShown``, then ``afterPaint``). E
 text's attention again from scratch with that checkpoint's weights. A build without two checkpoints
 makes the row "no checkpoints", not a failure.
 
+The main thread under hostile input (issue 54, ``bench/long_tasks.py``): the longest main-thread task while
+typing fast, for pathological texts, a 1 MB paste, huge texts by message and by attribute, and the figure's
+own part of a 40 MB message.
+
 Prints a table and writes a JSON report (``--report``, default ``dist/benchmark.json``). ``--only
-page-to-page`` and ``--only checkpoints`` measure that part alone (print it and write
+page-to-page``, ``--only checkpoints`` and ``--only long-tasks`` measure that part alone (print it and write
 ``dist/benchmark-<part>.json``).
 """
 
@@ -101,7 +105,7 @@ import numpy
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / "py"), str(ROOT), str(ROOT / "tests")]  # the page object and the engines' drivers: tests/figure_page.py, tests/engines.py
+sys.path[:0] = [str(ROOT / "py"), str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]  # the page object and the engines' drivers: tests/figure_page.py, tests/engines.py
 
 import build  # noqa: E402
 from attention_live.figure import Figure  # noqa: E402
@@ -109,6 +113,8 @@ from attention_live.timing import encode_ms, forward_ms, sample_text  # noqa: E4
 from support.figure_page import (CHROMIUM, CHROMIUM_ARGS, MEMORY_ARGS, FigurePage, PythonWorker, course_site, memory_growth_mb,  # noqa: E402
                          memory_mb, serve_dist, serving, slow_link_server)
 from support.later_visit import end_python  # noqa: E402
+from conftest import PATHOLOGICAL_TEXTS  # noqa: E402
+from long_tasks import long_task_rows, measure_long_tasks  # noqa: E402
 
 TOKEN_COUNTS = (8, 32, 64, 128)
 UPDATE = "attention-live:update"
@@ -806,6 +812,7 @@ def targets(report):
     page_to_page = report["page_to_page"]
     rows.append(("next page live after a full navigation (median)",
                  page_to_page["extended"]["live_ms"]["median"] if page_to_page["supported"] else "not supported", PAGE_TO_PAGE_TARGET_MS))
+    rows += long_task_rows(report)
     return start_up_targets(report) + judged(rows)
 
 
@@ -914,7 +921,7 @@ def main(argv=None):
     parser.add_argument("--page-runs", type=int, default=3, help="fresh contexts for the page-to-page rows, with and without the extended lifetime")
     parser.add_argument("--page-clicks", type=int, default=6, help="link clicks in each, the first left out")
     parser.add_argument("--checkpoint-switches", type=int, default=60, help="timed switches between checkpoints at x4 (issue 44)")
-    parser.add_argument("--only", choices=("page-to-page", "checkpoints", "start-up", "panels"), help="measure this part alone (print it, write dist/benchmark-<part>.json)")
+    parser.add_argument("--only", choices=("page-to-page", "checkpoints", "start-up", "panels", "long-tasks"), help="measure this part alone (print it, write dist/benchmark-<part>.json)")
     parser.add_argument("--dist", help="with --only start-up: the built folder to measure instead of dist/ (an earlier commit's build, for a "
                                        "baseline on the same machine)")
     args = parser.parse_args(argv)
@@ -962,6 +969,21 @@ def main(argv=None):
         print_targets(judged(panel_rows(report)))
         print(f"wrote {path}")
         return
+    if args.only == "long-tasks":  # issue 54, part 6: the main thread under hostile input, moved here from the tests
+        weights = ROOT / "weights"
+        figure = Figure((weights / "model.safetensors").read_bytes(), (weights / "tokenizer.json").read_bytes())
+        with serve_dist() as origin, sync_playwright() as playwright, tempfile.TemporaryDirectory() as folder:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            report = {"command": "bench/benchmark.py --only long-tasks", "machine": machine(browser)}
+            browser.close()
+            report["long_tasks"] = measure_long_tasks(playwright, origin, figure, PATHOLOGICAL_TEXTS, Path(folder))
+        path = ROOT / "dist" / "benchmark-long-tasks.json"
+        path.write_text(json.dumps(report, indent=2) + "\n")
+        print(f"machine: {report['machine']}")
+        print_targets(judged(long_task_rows(report)))
+        print(f"40 MB by message, the longest task (the browser's delivery, for information): {report['long_tasks']['message']['40 MB']['longest_task_ms']} ms")
+        print(f"wrote {path}")
+        return
     if args.only == "checkpoints":
         with serve_dist() as origin, sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=MEMORY_ARGS)  # as the main run's
@@ -1002,6 +1024,8 @@ def main(argv=None):
         report["forward"], report["tokenizer"] = measure_python(worker, figure, args.repeats)
         report["memory"] = {"growth_mb": round(memory_growth_mb(figure_page), 2)}
         browser.close()
+        with tempfile.TemporaryDirectory() as folder:
+            report["long_tasks"] = measure_long_tasks(playwright, origin, figure, PATHOLOGICAL_TEXTS, Path(folder))
     report["targets"] = targets(report)
     Path(args.report).write_text(json.dumps(report, indent=2) + "\n")
     print_table(report)

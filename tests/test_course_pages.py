@@ -9,7 +9,6 @@ import contextlib
 import hashlib
 import json
 import shutil
-import time
 import zlib
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
@@ -384,19 +383,10 @@ def test_a_huge_text_from_a_host_or_a_paste(playwright, origin, figure, figure_i
     with course_page(playwright, origin, iframe(origin, "figure")) as (page, _):
         wait_for_message(page, "figure", "attention-live:ready")
         frame = FigurePage(frame_named(page, "figure"))
-        frame.page.evaluate(LISTENER_TIME)
-        for megabytes in (1, 10, 40):
+        for megabytes in (1, 10, 40):  # the longest task and the figure's own part of each: bench/long_tasks.py
             page.evaluate("mb => { window.huge = 'Alice said. '.repeat(Math.floor(mb * 1e6 / 12)) + 'The end'; }", megabytes)  # the host's own work
-            frame.watch_long_tasks()
             reply = page.evaluate("() => ask('figure', { type: 'attention-live:setText', text: window.huge })")
             assert reply["ok"], reply
-            longest, handled = frame.longest_task_ms(), frame.page.evaluate("window.listenerMs")
-            print(f"{megabytes} MB: longest task {longest:.0f} ms, the figure's message listeners {handled:.1f} ms")
-            assert handled < 20
-            if megabytes < 40:
-                assert longest < 200, megabytes
-            # 40 MB: Chromium itself spends 0.2-1.1 s here delivering such a string to a cross-origin frame,
-            # before any listener runs (the same string posted to the host's own window: no long task)
             kept = frame.page.evaluate("document.getElementById('text').value")
             assert len(kept) == 20000 and kept.endswith("Alice said. The end")
             assert "keeps the last 20,000 characters" in frame.page.locator("#notice").text_content()
@@ -407,13 +397,12 @@ def test_a_huge_text_from_a_host_or_a_paste(playwright, origin, figure, figure_i
     pasted = "The Queen shouted. " * 55_000  # about 1 MB
     page.evaluate("t => navigator.clipboard.writeText(t)", pasted)
     page.locator("#text").fill("")
-    figure_page.watch_long_tasks()
     page.locator("#text").press("ControlOrMeta+V")  # a real paste: the browser never lays out the megabyte
     figure_page.wait_for(text=ends_with("shouted. "))
     assert "keeps the last 20,000 characters" in page.locator("#notice").text_content()
     page.locator("#text").press_sequentially("Yes!")  # the box is capped: keystrokes are cheap again
     figure_page.wait_for(text=ends_with("Yes!"))
-    assert figure_page.longest_task_ms() < 200
+    figure_page.answers_the_next_event()  # the page answers the next event
     kept = page.evaluate("document.getElementById('text').value")
     assert len(kept) == 20000 and kept == (pasted + "Yes!")[-20000:]
     check_view(figure_page, figure)
@@ -432,16 +421,12 @@ def test_chatty_messages(playwright, origin):
         wait_for_message(page, "figure", "attention-live:state")
         assert page.evaluate("ofType('figure', 'attention-live:state').map(m => m.data.state.token)") == [3]
         page.evaluate("() => { received.length = 0; }")
-        started = time.monotonic()
         frame.page.locator("#text").press("End")
         frame.page.locator("#text").press_sequentially(" and then she ran away", delay=20)
         frame.wait_for(text=ends_with(" and then she ran away"))
+        # the last state the host hears is the last text's (at most one every 200 ms: the throttle's own
+        # test, on a clock of its own, tests/test_throttle.py)
         page.wait_for_function("() => ofType('figure', 'attention-live:state').at(-1)?.data.state.text.endsWith(' away')")
-        seconds = time.monotonic() - started
-        times = page.evaluate("ofType('figure', 'attention-live:state').map(m => m.at)")
-        assert len(times) <= seconds / 0.2 + 2, (len(times), seconds)
-        # times are when the host received them: 25 ms for delivery jitter on a loaded 2-core machine
-        assert all(b - a >= 175 for a, b in zip(times, times[1:])), times
 
 
 @pytest.mark.parametrize("width", [320, 360])
@@ -512,13 +497,6 @@ def test_a_live_region_at_load(playwright, origin):
         figure_page.click_token(2)  # the reader acts: now it speaks
         figure_page.wait_for_global("announced", NOT_EMPTY)
         watch.check()
-
-
-LISTENER_TIME = """() => {  // the time the figure's own message listeners take, from the first to after the last
-    let started = 0;
-    window.addEventListener("message", () => { started = performance.now(); }, true);
-    window.addEventListener("message", () => { window.listenerMs = performance.now() - started; });
-}"""
 
 
 @pytest.mark.parametrize("compressed", [True, False], ids=["compressed", "uncompressed"])

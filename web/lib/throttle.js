@@ -10,14 +10,18 @@ export function throttled(ms, send) {
   let timer = null;
   let sentAt = -Infinity;
   const sent = () => { sentAt = performance.now(); };
+  const wait = () => Math.ceil(sentAt + ms - performance.now()); // whole ms: a timer's fraction is cut off, which would send early
+  function schedule() {
+    timer = setTimeout(() => {
+      if (wait() > 0) return schedule(); // a send outside the throttle came meanwhile: ms after it
+      timer = null;
+      sent();
+      send();
+    }, Math.max(0, wait()));
+  }
   return {
     changed() {
-      if (timer !== null) return;
-      timer = setTimeout(() => {
-        timer = null;
-        sent();
-        send();
-      }, Math.max(0, Math.ceil(sentAt + ms - performance.now()))); // whole ms: a timer's fraction is cut off, which would send early
+      if (timer === null) schedule();
     },
     sent,
   };
