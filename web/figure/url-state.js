@@ -1,6 +1,6 @@
 /* The view in the address's fragment, so that a link restores it (never sent to a server):
  *
- *   #text=Then%20the%20Queen…&layer=2&head=3&token=7&panels=heads,matrix&step=500&lang=de
+ *   #text=Then%20the%20Queen…&layer=2&head=3&token=7&panels=heads,matrix&step=500&lang=de&tour=chapter
  *
  * URLSearchParams syntax. readLink reads it at start and on every same-document navigation, checking
  * every value against the model and saying what it changed (each sentence a message of the catalog,
@@ -41,7 +41,8 @@ export function readText(text, maxChars, normalise = (given) => given) {
  *  points after `normalise` (the text as the figure takes it: text-box.js's asInBox, line breaks as in a
  *  text box). Returns {view, changes}: view holds only the fields the link gave (text, layer, head,
  *  token 0-based, panels {name: true}, step: a training step among `config.steps`, lang: the tag of the
- *  catalog for the language asked, as i18n/language.js's chooseLanguage finds it), each made valid,
+ *  catalog for the language asked, as i18n/language.js's chooseLanguage finds it; tour: "chapter" or the
+ *  address of a walk's JSON file, as written: controllers/tour.js reads it), each made valid,
  *  and, for a token past any text's end (over block_size, 1e400 included), tokenAsked, the token as the
  *  link wrote it; changes lists what was changed and why, as messages ({key, params}: lib/shown.js).
  *  The token is checked against the text later, once it is tokenized (see controllers/links.js). */
@@ -103,6 +104,7 @@ export function readLink(hash, config, maxChars, normalise = (text) => text) {
     if (lang !== null) view.lang = lang;
     else changes.push({ key: "link.langUnknown", params: { asked, languages: { languages }, count: languages.length } });
   }
+  if (params.has("tour") && params.get("tour").trim() !== "") view.tour = params.get("tour").trim(); // "chapter" or a walk's JSON file (controllers/tour.js)
   return { view, changes };
 }
 

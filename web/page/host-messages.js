@@ -2,7 +2,7 @@
  * window.postMessage (same-origin hosts may also call window.attentionLive directly):
  *
  *   host → figure   {type: "attention-live:setText", text, id?}
- *                   {type: "attention-live:select", layer?, head?, token?, step?, id?}   (as attentionLive.select)
+ *                   {type: "attention-live:select", layer?, head?, token?, step?, tourIndex?, id?}   (as attentionLive.select)
  *                   {type: "attention-live:getState", id?}
  *   figure → host   {type: "attention-live:reply", id, ok, error?}   to the sender, when it passed an id
  *                   {type: "attention-live:ready"}                   to the parent, whatever its origin
@@ -105,7 +105,7 @@ export function startEmbedding(api, options) {
 
   const handlers = {
     setText: (data) => api.setText(data.text),
-    select: (data) => api.select({ layer: data.layer, head: data.head, token: data.token, step: data.step }),
+    select: (data) => api.select({ layer: data.layer, head: data.head, token: data.token, step: data.step, tourIndex: data.tourIndex }),
     getState: async () => {
       if (!sendState()) throw new Error("this figure sends its state only to the origins listed in its embed-origin parameter"); // not shown
     },

@@ -70,6 +70,20 @@ export function createApi(figure) {
       ...(choice.step !== undefined && { learn: figure.learnAt(checkedStep(choice.step)) }) };
   }
 
+  /* select({tourIndex}): the walk shown moves to that step (0-based), given alone; RangeError where no
+   * walk is shown or the index is not one of its steps. Resolves once the step's text is shown. */
+  async function moveTour(choice) {
+    const others = Object.keys(choice).filter((name) => name !== "tourIndex" && choice[name] !== undefined);
+    if (others.length) throw new TypeError(`tourIndex is given alone, got ${others.join(", ")} too`); // not shown
+    await figure.ready;
+    await figure.tourLoaded;
+    const walk = figure.tour;
+    if (walk === null) throw new RangeError("tourIndex: no walk is shown (tour attribute, or Walk through)"); // not shown
+    await figure.tourTo(checkedNumber(choice.tourIndex, 0, walk.count - 1, "tourIndex"));
+    await figure.allShown();
+    await afterPaint();
+  }
+
   /* select's `step`: a training step of the listed checkpoints, or null (the shipped model). */
   function checkedStep(step) {
     const steps = figure.checkpoints.map((checkpoint) => checkpoint.step);
@@ -113,8 +127,10 @@ export function createApi(figure) {
      *  panels the open ones (an array or comma-separated list of heads, matrix, math, next, stack), step the
      *  training step of a checkpoint (checkpoints(); null: the shipped model); a field left out keeps
      *  its value at the time the figure is ready. All fields are checked before any changes: a
-     *  RangeError leaves the view as it was. */
+     *  RangeError leaves the view as it was. tourIndex (0-based), given alone, moves the walk shown to
+     *  that step (RangeError where no walk is shown or it has no such step). */
     async select(choice = {}) {
+      if (choice?.tourIndex !== undefined) return moveTour(choice);
       figure.choose(await checkedChoice(choice));
       await figure.allShown(); // a what-if on a newly selected head
       await afterPaint();
@@ -191,7 +207,8 @@ export function createApi(figure) {
      *  R = A(layer, head) · Â₁ with Â₁ = ½ · mean over heads(A₁) + ½ · I (T floats: how much of its
      *  attention ends on each typed token once layer 1's mixing is counted; in layer 1, the head's own
      *  row) and layer1_mix Â₁ (T × T; null in a one-layer model), both Python's (Figure.rollout) while
-     *  the stacked-attention panel is open and its numbers are in, else null. */
+     *  the stacked-attention panel is open and its numbers are in, else null; tour the walk shown,
+     *  {index (0-based), count}, or null (docs/tour.md). */
     state() {
       const now = figure.viewState.get();
       const { result, runtime } = figure;
@@ -217,6 +234,7 @@ export function createApi(figure) {
         step: now.learn.step ?? figure.checkpoints.at(-1)?.step ?? null,
         row_entropy: numbers ? rowEntropy(result, now.token) : null,
         ...stackedState(numbers && now.panels.stack ? figure.answer("rollout") : null),
+        tour: figure.tour,
       };
     },
   };
