@@ -62,6 +62,8 @@ class Writer:
         message = self.messages[key]
         if isinstance(message, dict):
             message = message["one" if count == 1 else "other"]
+        if count is not None:
+            params.setdefault("count", count)
         return re.sub(r"\{(\w+)\}", lambda m: str(params[m.group(1)]) if m.group(1) in params else m.group(0), message)
 
 
@@ -179,7 +181,8 @@ def test_the_chapters_walk_by_keyboard(playwright, tmp_path, figure, lang):
                 assert state["reused"] == cache["reused"]
             title = figure_page.locator("#tour-title").text_content()
             assert title == writer.text("tour.chapterTitle", index=index + 1, count=len(CHAPTER))
-            figure_page.wait_for_global("spoken", {"$last": sentence})  # said by the live region
+            if index > 0:  # said by the live region (the first step, shown at load, is not: nothing is said before the reader acts)
+                figure_page.wait_for_global("spoken", {"$last": sentence})
         assert figure_page.locator("#tour-next").get_attribute("aria-disabled") == "true"
         page.keyboard.press("Enter")  # Next on the last step: nothing
         assert figure_page.state()["tour"] == {"index": len(CHAPTER) - 1, "count": len(CHAPTER)}

@@ -92,7 +92,10 @@ export function createTour(figure, { tour: section, tourStart: start }) {
       if (gone || (asked ?? CHAPTER) !== wanted) return;
       ({ steps, chapter } = walk);
       start.hidden = false;
-      if (asked !== null && show) begin(false);
+      if (asked !== null && show) {
+        begin(false);
+        said = moves; // a walk on from the start is not said at load (nothing is, before the reader acts: figure.js)
+      }
     }, (message) => {
       if (gone || (asked ?? CHAPTER) !== wanted) return;
       failure = message;
