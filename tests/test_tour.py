@@ -217,7 +217,7 @@ def test_a_changed_sentence_gets_its_own_numbers(playwright, tmp_path, figure):
             expected, _ = expected_sentence(figure, writer, CHAPTER[index][0], state)
             assert sentence == expected
             assert sentence.startswith("In your sentence") or CHAPTER[index][0] == "mask"
-        assert sentence == writer.text("tour.chapter.mask.last", query="." )
+        assert sentence == writer.text("tour.chapter.mask.last", query=".")
         # an earlier query: the mask's step with its own numbers
         figure_page.select(token=2)
         figure_page.select(tourIndex=4)
@@ -334,10 +334,10 @@ def test_a_host_page_moves_the_walk_with_a_message(playwright, origin):
     select message with tourIndex moves the walk; a bad index is answered with the RangeError."""
     with host(playwright, origin, "embed-origin=HOST_ORIGIN#tour=chapter") as (page, frame, _):
         framed = FigurePage(frame)
-        wait_for_step(framed_on(framed), 0, len(CHAPTER))
+        wait_for_step(framed, 0, len(CHAPTER))
         reply = page.evaluate("() => ask({ type: 'attention-live:select', tourIndex: 6 })")
         assert reply["ok"] is True, reply
-        _, state = wait_for_step(framed_on(framed), 6, len(CHAPTER))
+        _, state = wait_for_step(framed, 6, len(CHAPTER))
         check_view(state, CHAPTER[6][1])
         reply = page.evaluate("() => ask({ type: 'attention-live:select', tourIndex: 12 })")
         assert reply["ok"] is False and reply["error"].startswith("tourIndex must be an integer from 0 to 8"), reply
@@ -345,5 +345,19 @@ def test_a_host_page_moves_the_walk_with_a_message(playwright, origin):
         wait_for_message(page, "attention-live:state", state={"tour": {"index": 6, "count": len(CHAPTER)}})
 
 
-def framed_on(figure_page):
-    return figure_page
+def test_the_example_walk_in_the_docs_is_a_valid_walk(playwright, tmp_path, figure):
+    """docs/examples/tour.json, as a course copies it: no notice, its three steps, the first step's words
+    with CPython's numbers."""
+    example = (ROOT / "docs" / "examples" / "tour.json").read_text(encoding="utf-8")
+    with course_site(tmp_path, {"unit.html": '<attention-live tour="tour.json"></attention-live>'}) as url, browser_context(playwright) as context:
+        (tmp_path / "course" / "tour.json").write_text(example, encoding="utf-8")
+        figure_page, errors = open_element(context, url + "/unit.html")
+        sentence, state = wait_for_step(figure_page, 0, 3)
+        assert "walk" not in (figure_page.locator("#notice").text_content() or "")
+        result = figure.analyse(state["text"])
+        labels, row = result["labels"], result["attention"][1, 2, 7]
+        top = int(np.argmax(row[:8]))
+        writer = Writer("en")
+        assert sentence == (f"«{labels[7]}» looks back for the name that goes with it: «{labels[top]}» ({writer.percent(row[top])}). "
+                            f"«Queen» gets {writer.percent(row[labels.index('␣Queen')])}.")
+        assert errors == []
