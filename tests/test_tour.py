@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, WEIGHTS
+from support.axe import violations
 from support.figure_page import FigurePage, browser_context, course_site
 from test_embed import host, wait_for_message
 
@@ -309,7 +310,7 @@ def test_a_broken_walk_is_named_and_the_figure_works_on(playwright, tmp_path, fi
         assert errors == []
 
 
-def test_select_moves_the_walk_and_state_says_where_it_is(playwright, tmp_path, figure):
+def test_select_moves_the_walk_and_state_says_where_it_is(playwright, tmp_path, figure, axe_source):
     with course_site(tmp_path, {"unit.html": "<attention-live></attention-live>"}) as url, browser_context(playwright) as context:
         figure_page, errors = open_element(context, url + "/unit.html")
         assert figure_page.state()["tour"] is None
@@ -317,6 +318,9 @@ def test_select_moves_the_walk_and_state_says_where_it_is(playwright, tmp_path, 
             figure_page.select(tourIndex=0)
         figure_page.locator("#tour-start").click()  # "Walk through": the chapter's walk
         wait_for_step(figure_page, 0, len(CHAPTER))
+        for scheme in ("light", "dark"):  # the bar's names, headings and contrast, in both schemes
+            figure_page.page.emulate_media(color_scheme=scheme)
+            assert violations(figure_page.page, axe_source) == [], scheme
         figure_page.select(tourIndex=5)
         _, state = wait_for_step(figure_page, 5, len(CHAPTER))
         check_view(state, CHAPTER[5][1])
