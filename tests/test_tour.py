@@ -311,15 +311,17 @@ def test_a_broken_walk_is_named_and_the_figure_works_on(playwright, tmp_path, fi
 
 
 def test_select_moves_the_walk_and_state_says_where_it_is(playwright, tmp_path, figure, axe_source):
-    with course_site(tmp_path, {"unit.html": "<attention-live></attention-live>"}) as url, browser_context(playwright) as context:
+    dark_ready = "<style>:root { color-scheme: light dark; background: Canvas; }</style>"  # a course page that turns dark with the reader's setting
+    with course_site(tmp_path, {"unit.html": "<attention-live></attention-live>"}, head=dark_ready) as url, browser_context(playwright) as context:
         figure_page, errors = open_element(context, url + "/unit.html")
         assert figure_page.state()["tour"] is None
         with pytest.raises(Exception, match="RangeError: tourIndex: no walk is shown"):
             figure_page.select(tourIndex=0)
         figure_page.locator("#tour-start").click()  # "Walk through": the chapter's walk
         wait_for_step(figure_page, 0, len(CHAPTER))
-        for scheme in ("light", "dark"):  # the bar's names, headings and contrast, in both schemes
+        for scheme in ("light", "dark"):  # the bar's names, headings and contrast, in both schemes (the element's theme attribute)
             figure_page.page.emulate_media(color_scheme=scheme)
+            figure_page.evaluate("scheme => document.querySelector('attention-live').setAttribute('theme', scheme)", scheme)
             assert violations(figure_page.page, axe_source) == [], scheme
         figure_page.select(tourIndex=5)
         _, state = wait_for_step(figure_page, 5, len(CHAPTER))
