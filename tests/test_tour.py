@@ -283,6 +283,9 @@ BROKEN = {  # file name: (its bytes, the notice's sentence naming what is wrong)
                          "The walk “placeholder.json” cannot be shown. Step 1 of the walk: say.en has {shares}, which is not one of "
                          "{share:…}, {top}, {entropy}, {query}. The figure works as usual, without a walk."),
     "syntax.json": ('{"steps": [{"say": {"en": "One."}},]}', None),
+    "large.json": (json.dumps({"steps": [{"say": {"en": "x" * 1_000_000}}]}),
+                   "The walk “large.json” has 1,000,032 characters; a walk file may have at most 1,000,000. "
+                   "The figure works as usual, without a walk."),
     "missing.json": (None, "The walk “missing.json” could not be loaded (HTTP 404); the figure works as usual, without a walk."),
 }
 

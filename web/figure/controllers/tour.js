@@ -15,6 +15,7 @@ import { chapterSteps, checkWalk, readingOf } from "../tour-steps.js";
 import { PANEL_NAMES } from "../view-state.js";
 
 export const CHAPTER = "chapter";
+const MAX_CHARS = 1_000_000; // the longest walk file read (a hundred steps of sentences are a few tens of KB)
 
 /** The view-state patch of a step's `view` (tour-steps.js), with `token` (0-based, or null: the query
  *  stays): the panels it names open and the others closed, its what-ifs and no others, no knockout,
@@ -66,8 +67,10 @@ export function createTour(figure, { tour: section, tourStart: start }) {
     }
     if (!response.ok) throw { key: "tour.notLoaded", params: { url: source, reason: `HTTP ${response.status}` } };
     let json;
+    const text = await response.text();
+    if (text.length > MAX_CHARS) throw { key: "tour.tooLarge", params: { url: source, count: text.length, most: MAX_CHARS } };
     try {
-      json = JSON.parse(await response.text());
+      json = JSON.parse(text);
     } catch (error) {
       throw { key: "tour.notJson", params: { url: source, reason: error.message } };
     }
