@@ -9,7 +9,7 @@
  *     ─▶ show(i): the step's view through the core (showStep: nothing said) ─▶ its numbers arrive
  *     ─▶ its sentence in the bar (views/tour-bar.js), said once by the figure's live region
  */
-import { shown } from "../../lib/shown.js";
+import { ShownError, shown } from "../../lib/shown.js";
 import { createTourBar } from "../../views/tour-bar.js";
 import { chapterSteps, checkWalk, readingOf } from "../tour-steps.js";
 import { PANEL_NAMES } from "../view-state.js";
@@ -46,10 +46,12 @@ export function createTour(figure, { tour: section, tourStart: start }) {
   let failure = null; // the notice's sentence when the asked walk could not be had (a message: lib/shown.js)
   let tokenNote = null; // the notice's sentence when a step's token was past its text's end
   let loaded = Promise.resolve();
+  let loads = 0; // each walk asked for; an older one arriving late is dropped
   let gone = false;
   const bar = createTourBar(section, { on: { back: () => move(index - 1), next: () => move(index + 1), end: () => end() } });
 
-  /* The steps of the walk `source` (CHAPTER, or a URL relative to the page), or a ShownError-like message. */
+  /* The steps of the walk `source` (CHAPTER, or a URL relative to the page): {steps, chapter}; rejects with a
+   * ShownError (lib/shown.js) saying why there are none. */
   async function load(source) {
     const { config, manifest } = figure;
     if (source === CHAPTER) return { steps: chapterSteps(config, manifest.default_view), chapter: true };
@@ -57,33 +59,33 @@ export function createTour(figure, { tour: section, tourStart: start }) {
     try {
       url = new URL(source, document.baseURI).href;
     } catch {
-      throw { key: "tour.badAddress", params: { url: source } };
+      throw new ShownError("tour.badAddress", { url: source });
     }
     let response;
     try {
       response = await fetch(url, { credentials: "same-origin" });
     } catch (error) {
-      throw { key: "tour.notLoaded", params: { url: source, reason: error.message } };
+      throw new ShownError("tour.notLoaded", { url: source, reason: error.message });
     }
-    if (!response.ok) throw { key: "tour.notLoaded", params: { url: source, reason: `HTTP ${response.status}` } };
+    if (!response.ok) throw new ShownError("tour.notLoaded", { url: source, reason: `HTTP ${response.status}` });
     let json;
     const text = await response.text();
-    if (text.length > MAX_CHARS) throw { key: "tour.tooLarge", params: { url: source, count: text.length, most: MAX_CHARS } };
+    if (text.length > MAX_CHARS) throw new ShownError("tour.tooLarge", { url: source, count: text.length, most: MAX_CHARS });
     try {
       json = JSON.parse(text);
     } catch (error) {
-      throw { key: "tour.notJson", params: { url: source, reason: error.message } };
+      throw new ShownError("tour.notJson", { url: source, reason: error.message });
     }
     try {
       return { steps: checkWalk(json, config), chapter: false };
     } catch (error) {
-      throw { key: "tour.broken", params: { url: source, reason: error } };
+      throw new ShownError("tour.broken", { url: source, reason: error });
     }
   }
 
-  /* The walk `source` asked for (null: none; the button then starts the chapter's), shown from its first
-   * step when `show` (the attribute or link asked for it, not just named it). */
-  function ask(source, show = true) {
+  /* The walk `source` asked for (CHAPTER or a URL: shown from its first step once loaded; null: none, the
+   * button then starts the chapter's). */
+  function ask(source) {
     asked = source || null;
     failure = null;
     tokenNote = null;
@@ -91,17 +93,18 @@ export function createTour(figure, { tour: section, tourStart: start }) {
     if (on) end(false);
     start.hidden = true;
     const wanted = asked ?? CHAPTER;
+    const attempt = ++loads;
     loaded = load(wanted).then((walk) => {
-      if (gone || (asked ?? CHAPTER) !== wanted) return;
+      if (gone || attempt !== loads) return; // another walk asked for meanwhile
       ({ steps, chapter } = walk);
       start.hidden = false;
-      if (asked !== null && show) {
+      if (asked !== null) {
         begin(false);
         said = moves; // a walk on from the start is not said at load (nothing is, before the reader acts: figure.js)
       }
-    }, (message) => {
-      if (gone || (asked ?? CHAPTER) !== wanted) return;
-      failure = message;
+    }, (error) => {
+      if (gone || attempt !== loads) return;
+      failure = error instanceof ShownError ? error : new ShownError("tour.notLoaded", { url: wanted, reason: error }); // a ShownError, written in the figure's language
       figure.showNotice();
       figure.changed();
     });
