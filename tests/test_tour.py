@@ -236,6 +236,7 @@ COURSE_WALK = {"steps": [
              "de": "«{query}» schaut auf {top}; «Alice» bekommt {share:Alice}, «Queen» {share:␣Queen}; Entropie {entropy}."}},
     {"view": {"layer": 1, "head": 1, "whatIf": {"scale": False}},
      "say": {"en": "Without √d_k, {top}; «Bob» {share:Bob}.", "fr": "Sans √d_k, {top}."}},
+    {"view": {"token": 40, "panels": "next, math"}, "say": {"fr": "Dernier : {query}.", "es": "Último: {query}."}},
 ]}
 
 
@@ -246,19 +247,19 @@ def test_a_courses_walk_from_a_json_file(playwright, tmp_path, figure):
         (tmp_path / "course" / "walks").mkdir()
         (tmp_path / "course" / "walks" / "walk.json").write_text(json.dumps(COURSE_WALK, ensure_ascii=False), encoding="utf-8")
         figure_page, errors = open_element(context, url + "/unit.html")
-        sentence, state = wait_for_step(figure_page, 0, 2)
+        sentence, state = wait_for_step(figure_page, 0, 3)
         assert state["text"] == COURSE_TEXT and state["token"] == 5 and (state["layer"], state["head"]) == (2, 3)  # token 6, 1-based
         assert state["panels"]["heads"] and not state["panels"]["math"]
         result = figure.analyse(COURSE_TEXT)
         labels = result["labels"]
         row = result["attention"][1, 2, 5]
         top = int(np.argmax(row[:6]))
-        assert figure_page.locator("#tour-title").text_content() == writer.text("tour.courseTitle", index=1, count=2)
+        assert figure_page.locator("#tour-title").text_content() == writer.text("tour.courseTitle", index=1, count=3)
         assert sentence == (f"«{labels[5]}» schaut auf «{labels[top]}» ({writer.percent(row[top])}); «Alice» bekommt "
                             f"{writer.percent(row[labels.index('␣Alice')])}, «Queen» {writer.percent(row[labels.index('␣Queen')])}; "
                             f"Entropie {writer.bits(result['entropy'][1, 2, 5])}.")
         figure_page.select(tourIndex=1)
-        sentence, state = wait_for_step(figure_page, 1, 2)
+        sentence, state = wait_for_step(figure_page, 1, 3)
         assert (state["layer"], state["head"], state["whatIf"], state["token"]) == (1, 1, {"scale": False, "mask": True}, 5)
         assert not any(state["panels"].values())
         row = figure.analyse(COURSE_TEXT, what_if=(1, 1, False, True))["attention"][0, 0, 5]
@@ -266,6 +267,12 @@ def test_a_courses_walk_from_a_json_file(playwright, tmp_path, figure):
         # no German words for this step: English's (before the first given, French)
         assert sentence == (f"Without √d_k, «{labels[top]}» ({writer.percent(row[top])}); «Bob» "
                             f"{writer.text('tour.noToken', label='Bob')}.")
+        # neither German nor English words: the first given; a token past the text's end: its last, and the notice says so
+        figure_page.locator("#tour-next").press("Enter")
+        sentence, state = wait_for_step(figure_page, 2, 3)
+        assert sentence == f"Dernier : {labels[-1]}."
+        assert state["token"] == len(labels) - 1 and {n for n, shown in state["panels"].items() if shown} == {"next", "math"}
+        figure_page.wait_for_element("#notice", text={"$includes": writer.text("tour.tokenPastEnd", count=len(labels), step=3, token=40)})
         assert errors == []
 
 
@@ -369,4 +376,21 @@ def test_the_example_walk_in_the_docs_is_a_valid_walk(playwright, tmp_path, figu
         writer = Writer("en")
         assert sentence == (f"«{labels[7]}» looks back for the name that goes with it: «{labels[top]}» ({writer.percent(row[top])}). "
                             f"«Queen» gets {writer.percent(row[labels.index('␣Queen')])}.")
+        assert errors == []
+
+
+def test_the_tour_attribute_changed_on_a_live_figure(playwright, tmp_path, figure):
+    """Setting tour="chapter" on a live element shows the walk from its first step; taking it away ends it
+    (the button then starts the chapter's walk again)."""
+    with course_site(tmp_path, {"unit.html": "<attention-live></attention-live>"}) as url, browser_context(playwright) as context:
+        figure_page, errors = open_element(context, url + "/unit.html")
+        figure_page.select(layer=1, head=4)
+        assert figure_page.state()["tour"] is None and figure_page.locator("#tour").is_hidden()
+        figure_page.evaluate("() => document.querySelector('attention-live').setAttribute('tour', 'chapter')")
+        sentence, state = wait_for_step(figure_page, 0, len(CHAPTER))
+        assert (state["layer"], state["head"], state["token"]) == (2, 3, DEFAULT["token"])
+        assert sentence == expected_sentence(figure, Writer("en"), "focused", state)[0]
+        figure_page.evaluate("() => document.querySelector('attention-live').removeAttribute('tour')")
+        figure_page.wait_for(tour=None)
+        assert figure_page.locator("#tour").is_hidden() and figure_page.locator("#tour-start").is_visible()
         assert errors == []
