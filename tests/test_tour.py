@@ -219,6 +219,10 @@ def test_a_changed_sentence_gets_its_own_numbers(playwright, tmp_path, figure):
             assert sentence == expected
             assert sentence.startswith("In your sentence") or CHAPTER[index][0] == "mask"
         assert sentence == writer.text("tour.chapter.mask.last", query=".")
+        figure_page.set_text("")  # an empty text: the step says so, and waits for nothing
+        sentence, _ = wait_for_step(figure_page, 4, len(CHAPTER))
+        assert sentence == writer.text("figure.noTokens")
+        figure_page.set_text(YOURS)
         # an earlier query: the mask's step with its own numbers
         figure_page.select(token=2)
         figure_page.select(tourIndex=4)

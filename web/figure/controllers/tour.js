@@ -165,7 +165,8 @@ export function createTour(figure, { tour: section, tourStart: start }) {
     if (!on) return bar.draw({ on: false });
     const { messages } = figure;
     const reading = readingOf(figure);
-    const words = reading.result ? steps[index].words(reading) : null;
+    const empty = reading.result !== null && reading.result.ids.length === 0; // an empty text: nothing to say but that
+    const words = empty ? { key: "figure.noTokens" } : reading.result ? steps[index].words(reading) : null;
     const text = words ? shown(messages, words) : messages.text("tour.waiting");
     bar.draw({ on: true, title: messages.text(chapter ? "tour.chapterTitle" : "tour.courseTitle", { index: index + 1, count: steps.length }),
       text, ready: Boolean(words), first: index === 0, last: index === steps.length - 1 });
