@@ -17,7 +17,7 @@ import pytest
 
 from conftest import ROOT, WEIGHTS
 from support.axe import violations
-from support.figure_page import FigurePage, browser_context, course_site
+from support.figure_page import FigurePage, browser_context, containing, course_site, other_than
 from test_embed import host, wait_for_message
 
 CATALOGS = ROOT / "web" / "i18n"
@@ -398,3 +398,21 @@ def test_the_tour_attribute_changed_on_a_live_figure(playwright, tmp_path, figur
         figure_page.wait_for(tour=None)
         assert figure_page.locator("#tour").is_hidden() and figure_page.locator("#tour-start").is_visible()
         assert errors == []
+
+
+def test_a_link_opens_the_chapters_walk_and_the_address_keeps_it_while_it_is_shown(browser_page):
+    """The standalone page at #tour=chapter: the walk from its first step; the address the page writes
+    keeps tour=chapter while the walk is shown (a reload or a copied link opens it again) and drops it
+    once the walk is ended."""
+    figure_page = browser_page
+    figure_page.page.goto(figure_page.page.url.split("#")[0] + "#tour=chapter&layer=1")
+    figure_page.page.reload()
+    assert figure_page.settled() == "ready"
+    _, state = wait_for_step(figure_page, 0, len(CHAPTER))
+    assert (state["layer"], state["head"]) == (2, 3)  # the step's view, over the link's layer
+    figure_page.locator("#tour-next").click()
+    wait_for_step(figure_page, 1, len(CHAPTER))
+    figure_page.wait_for_link(tour="chapter", layer="1", head="1")
+    figure_page.locator("#tour-end").click()
+    figure_page.wait_for(tour=None)
+    figure_page.wait_for_link(hash=other_than(containing("tour=")), layer="1", head="1")

@@ -367,6 +367,10 @@ export class AttentionFigure {
   /** The walk shown: {index (0-based), count}, or null (controllers/tour.js). */
   get tour() { return this.#tour.state; }
 
+  /** The walk shown as a link carries it ("chapter"), or null: none shown, or a course's (its file's
+   *  address is the course page's, not the link's). */
+  get tourLink() { return this.#tour.link; }
+
   /** A Promise that settles once the walk asked for (the attribute's, a link's) is loaded or could not be. */
   get tourLoaded() { return this.#tour.loaded; }
 

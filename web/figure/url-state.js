@@ -120,13 +120,15 @@ export function readView(hash, text, config, maxChars, normalise) {
 
 /** The fragment for `text` and the view state (token 1-based, as on screen, left out for a text
  *  without tokens; the open panels; the checkpoint's training step, unless the shipped model is shown;
- *  the language, where the view state has one: `lang`, set where a link or the page asked for it). */
-export function linkFor(text, state, hasTokens) {
+ *  the language, where the view state has one: `lang`, set where a link or the page asked for it),
+ *  and `tour`, the walk shown where a link can carry it ("chapter"; null: none). */
+export function linkFor(text, state, hasTokens, tour = null) {
   const fields = [["text", text], ["layer", state.layer], ["head", state.head]];
   if (hasTokens) fields.push(["token", state.token + 1]);
   const open = PANELS.filter((name) => state.panels[name]);
   if (open.length) fields.push(["panels", open.join(",")]);
   if (state.learn?.step != null) fields.push(["step", state.learn.step]);
   if (state.lang) fields.push(["lang", state.lang]);
+  if (tour) fields.push(["tour", tour]);
   return `#${fields.map(([name, value]) => `${name}=${encodeURIComponent(String(value))}`).join("&")}`;
 }

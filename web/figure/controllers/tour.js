@@ -185,6 +185,8 @@ export function createTour(figure, { tour: section, tourStart: start }) {
   return {
     /** {index (0-based), count} of the walk shown, or null. */
     get state() { return on ? { index, count: steps.length } : null; },
+    /** The walk shown as a link writes it: CHAPTER, or null (none, or a course's: its address is relative to its page). */
+    get link() { return on && chapter ? CHAPTER : null; },
     /** A Promise: settles once the walk asked for is loaded (or could not be). */
     get loaded() { return loaded; },
     /** The notice's sentences (messages): a walk that could not be had, a step's token past its text's end. */
