@@ -112,13 +112,13 @@ def test_every_control_in_order_by_keyboard(browser_page, figure):
     figure_page.select(layer=2, head=3, token=5)
     page.locator("#text").focus()
     stops = []
-    for _ in range(7):
+    for _ in range(8):
         page.keyboard.press("Tab")
         stops.append(focused(page))
     assert [(s["name"], s["value"]) for s in stops[:2]] == [("layers", "2"), ("heads", "3")]  # radio groups: one stop each
-    assert [s["id"] for s in stops[2:5]] == ["copy-link", "save-png", "save-svg"]
-    assert stops[5]["index"] == "5"  # the chips: one stop, the query's
-    assert stops[6]["id"] == "" and stops[6]["tag"] == "SUMMARY"  # then the first panel
+    assert [s["id"] for s in stops[2:6]] == ["copy-link", "save-png", "save-svg", "tour-start"]  # tour-start: "Walk through" (docs/tour.md)
+    assert stops[6]["index"] == "5"  # the chips: one stop, the query's
+    assert stops[7]["id"] == "" and stops[7]["tag"] == "SUMMARY"  # then the first panel
     assert all(s["ring"] for s in stops), stops  # a visible focus ring on each
     # the chips: arrow keys move the query, and state().token follows
     page.keyboard.press("Shift+Tab")

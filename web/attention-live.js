@@ -2,6 +2,7 @@
  *
  *   <script type="module" src="attention-live/attention-live.js"></script>
  *   <attention-live text="…" layer="2" head="3" token="8" panels="heads,math"></attention-live>
+ *   <attention-live tour="chapter"></attention-live>     a walk through the chapter (or tour="walk.json": docs/tour.md)
  *
  * Attributes read like the link's fragment (url-state.js: the same names, token 1-based, the same
  * fallbacks and notices); changing one changes the view. Each element is one figure (figure.js), and
@@ -49,7 +50,7 @@ const pageFolder = buildFolder && new URL("../", buildFolder).href;
  *  ({python, manifest, linkHref}: figure.js's options): how widget.js gives a notebook's element the
  *  kernel. A registered symbol, so that two bundles of this module agree on it. */
 export const RUNTIME = Symbol.for("attention-live.runtime");
-const ATTRIBUTES = ["text", "layer", "head", "token", "panels", "step", "predict", "controls"];
+const ATTRIBUTES = ["text", "layer", "head", "token", "panels", "step", "predict", "controls", "tour"];
 const CHANGE_MS = 200; // change events at most this often while typing: each holds the whole T × T matrix
 const NEAR = "100% 0px"; // "within one viewport": the observer's margin, a screen's height above and below
 let figureSheet = null; // figure.css as one constructed style sheet, adopted by every element's shadow root

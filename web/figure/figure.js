@@ -4,8 +4,8 @@
  * controller made with it (controllers/), the only writer of its own fields, calling the core and
  * never another controller: the API (api.js), loading and "Try again" (loading.js), links (links.js),
  * the tools (Copy link, Save: tools.js), the text box (text-input.js), the status line, the notice and
- * what is said (status.js), the language and its words (language.js) and the benchmark's measures
- * (measures.js). The core calls its controllers
+ * what is said (status.js), the language and its words (language.js), the benchmark's measures
+ * (measures.js) and the walk through the chapter or a course's (tour.js). The core calls its controllers
  * where it must (a result shown is said). Python is the page's (runtime/python-client.js), shared
  * by every figure; the page-level pieces (the link in the address, the messages to a host page, the
  * offline copy) are page/'s and use the members marked "for page pieces".
@@ -33,6 +33,7 @@ import { createPredict } from "./controllers/predict.js";
 import { createStatus } from "./controllers/status.js";
 import { createTextInput } from "./controllers/text-input.js";
 import { createTools } from "./controllers/tools.js";
+import { createTour } from "./controllers/tour.js";
 import { weightColours } from "../draw/colour.js";
 import { describeRow } from "../views/matrix.js";
 
@@ -43,6 +44,7 @@ const PARTS = {
   headsGrid: "heads-grid", matrixPanel: "matrix-panel", matrix: "matrix-view", mathPanel: "math-panel",
   math: "math-view", nextPanel: "next-panel", next: "next-view", learnPanel: "learn-panel", learn: "learn-view", whatIf: "what-if", copyLink: "copy-link",
   stackPanel: "stack-panel", stack: "stack-view", predict: "predict", linkBox: "link-box", linkText: "link-text", savedImage: "saved-image", flashPart: "flash-part", flash: "flash-view",
+  tour: "tour", tourStart: "tour-start",
 };
 
 export class AttentionFigure {
@@ -74,6 +76,7 @@ export class AttentionFigure {
   #links;
   #language;
   #predict;
+  #tour;
 
   /**
    * @param {Element} root        the figure's element: its parts are found inside it
@@ -126,6 +129,7 @@ export class AttentionFigure {
     this.#textInput = createTextInput(this, el.text);
     this.#predict = createPredict(this, el, options.host);
     this.#links = createLinks(this, options.initialView);
+    this.#tour = createTour(this, el);
     this.viewState.subscribe((state, previous) => this.#render(state, previous));
     this.viewState.subscribe(() => this.changed());
     this.api = createApi(this); // for page pieces: window.attentionLive, the element's methods
@@ -187,6 +191,7 @@ export class AttentionFigure {
   followLink(fragment, text) {
     const view = this.#links.follow(fragment, text);
     this.#language.follow(view?.lang);
+    if (view) this.#tour.follow(view.tour);
   }
 
   /** The figure's element left the page: Python drops its view. */
@@ -204,7 +209,7 @@ export class AttentionFigure {
   destroy() {
     this.#gone = true;
     this.disconnect();
-    for (const part of [this.#status, this.#measures, this.#loading, this.#tools, this.#textInput, this.#links, this.#language, this.#predict, this.#views]) part.destroy();
+    for (const part of [this.#status, this.#measures, this.#loading, this.#tools, this.#textInput, this.#links, this.#language, this.#predict, this.#tour, this.#views]) part.destroy();
     this.#listeners.clear();
     for (const waiter of this.#queue.waiters.splice(0)) waiter.reject(new Error("the figure is gone")); // not shown
   }
@@ -347,6 +352,37 @@ export class AttentionFigure {
     if (result && !result.precomputed && !showsWhatIfsOf(result, this.viewState.get())) this.#choicePending = true;
     else this.#status.choice(() => this.summary());
   }
+
+  /** A walk's step (controllers/tour.js): the view-state `patch` and, where the step has one, its `text`,
+   *  shown as a reader's choice would be, but nothing said: the step's own sentence is, once its numbers
+   *  are in (announce). Resolves once the text and what-ifs of the step are shown. */
+  showStep(patch, text) {
+    this.#readerActed = true;
+    const before = JSON.stringify(whatIfsOf(this.viewState.get()));
+    const newText = text !== undefined && boxed(text).text !== this.#queue.text;
+    if (newText) this.textReplaced();
+    this.viewState.update({ ...patch, preview: null });
+    this.#choicePending = false;
+    if (newText) return this.submit(this.intoBox(text)).catch(() => {});
+    if (this.#channel && JSON.stringify(whatIfsOf(this.viewState.get())) !== before) return this.submit(this.#queue.text).catch(() => {});
+    return this.allShown().catch(() => {});
+  }
+
+  /** Say `text` in the live region once the reader pauses (a walk's sentence: controllers/tour.js). */
+  announce(text) { this.#status.later(() => text); }
+
+  /** The walk shown: {index (0-based), count}, or null (controllers/tour.js). */
+  get tour() { return this.#tour.state; }
+
+  /** The walk shown as a link carries it ("chapter"), or null: none shown, or a course's (its file's
+   *  address is the course page's, not the link's). */
+  get tourLink() { return this.#tour.link; }
+
+  /** A Promise that settles once the walk asked for (the attribute's, a link's) is loaded or could not be. */
+  get tourLoaded() { return this.#tour.loaded; }
+
+  /** Show step `index` of the walk shown (0-based; the API checks it); resolves once its text is shown. */
+  tourTo(index) { return this.#tour.moveTo(index); }
 
   /** The view in one sentence, for the live region: "16 tokens; layer 2, head 3: «said» attends most to
    *  «Alice» 92.8%, then …". */
@@ -494,7 +530,7 @@ export class AttentionFigure {
   }
 
   #drawNotice(result) { // the notice above the chips, for `result` (null before the first result is shown)
-    const notices = [...(this.#options.notices ?? []), ...this.#language.notices];
+    const notices = [...(this.#options.notices ?? []), ...this.#language.notices, ...this.#tour.notices];
     this.#status.notice(result, { failed: this.state === "error", boxCut: this.#box.cut, asked: this.#links.changes, notices });
   }
 
@@ -586,7 +622,7 @@ export class AttentionFigure {
     this.#language.writeAbout();
     this.#views.forModel(config, this.checkpoints);
     const given = this.#queue.requested > 0; // a text given before build.json arrived (setText, a message, typing)
-    const { text, layer, head, panels, step, lang, predict, controls } = this.#links.initial(view.config, manifest.max_text_chars, given);
+    const { text, layer, head, panels, step, lang, predict, controls, tour } = this.#links.initial(view.config, manifest.max_text_chars, given);
     this.#language.choose(lang);
     const linked = text !== undefined && this.intoBox(text) !== defaultView.text;
     const fresh = linked || (given && el.text.value !== defaultView.text); // no precomputed view for this text
@@ -603,6 +639,7 @@ export class AttentionFigure {
         entropy: entropy && Float32Array.from(entropy.flat(2)), entropyEven: even && Float32Array.from(even),
         shape: [config.n_layer, config.n_head, ids.length, ids.length], tokensDropped: 0, charsDropped: 0, precomputed: true });
     }
+    this.#tour.ask(tour); // the walk asked for, from its first step (the chapter's: the button's)
     this.#measures.firstPaint(); // Python starts meanwhile
   }
 

@@ -1,6 +1,6 @@
 /* The view in the address's fragment, so that a link restores it (never sent to a server):
  *
- *   #text=Then%20the%20Queen…&layer=2&head=3&token=7&panels=heads,matrix&step=500&lang=de&predict=1&controls=view
+ *   #text=Then%20the%20Queen…&layer=2&head=3&token=7&panels=heads,matrix&step=500&lang=de&predict=1&controls=view&tour=chapter
  *
  * URLSearchParams syntax. readLink reads it at start and on every same-document navigation, checking
  * every value against the model and saying what it changed (each sentence a message of the catalog,
@@ -47,7 +47,8 @@ export function readText(text, maxChars, normalise = (given) => given) {
  *  text box). Returns {view, changes}: view holds only the fields the link gave (text, layer, head,
  *  token 0-based, panels {name: true}, step: a training step among `config.steps`, lang: the tag of the
  *  catalog for the language asked, as i18n/language.js's chooseLanguage finds it; predict: true or false,
- *  from 1/true/on or 0/false/off, "" (a bare attribute) on; controls: one of CONTROLS), each made valid,
+ *  from 1/true/on or 0/false/off, "" (a bare attribute) on; controls: one of CONTROLS; tour: "chapter" or the
+ *  address of a walk's JSON file, as written: controllers/tour.js reads it), each made valid,
  *  and, for a token past any text's end (over block_size, 1e400 included), tokenAsked, the token as the
  *  link wrote it; changes lists what was changed and why, as messages ({key, params}: lib/shown.js).
  *  The token is checked against the text later, once it is tokenized (see controllers/links.js). */
@@ -122,6 +123,7 @@ export function readLink(hash, config, maxChars, normalise = (text) => text) {
     if (lang !== null) view.lang = lang;
     else changes.push({ key: "link.langUnknown", params: { asked, languages: { languages }, count: languages.length } });
   }
+  if (params.has("tour") && params.get("tour").trim() !== "") view.tour = params.get("tour").trim(); // "chapter" or a walk's JSON file (controllers/tour.js)
   return { view, changes };
 }
 
@@ -137,8 +139,9 @@ export function readView(hash, text, config, maxChars, normalise) {
 
 /** The fragment for `text` and the view state (token 1-based, as on screen, left out for a text
  *  without tokens; the open panels; the checkpoint's training step, unless the shipped model is shown;
- *  the language, where the view state has one: `lang`, set where a link or the page asked for it). */
-export function linkFor(text, state, hasTokens) {
+ *  the language, where the view state has one: `lang`, set where a link or the page asked for it),
+ *  and `tour`, the walk shown where a link can carry it ("chapter"; null: none). */
+export function linkFor(text, state, hasTokens, tour = null) {
   const fields = [["text", text], ["layer", state.layer], ["head", state.head]];
   if (hasTokens) fields.push(["token", state.token + 1]);
   const open = PANELS.filter((name) => state.panels[name]);
@@ -147,5 +150,6 @@ export function linkFor(text, state, hasTokens) {
   if (state.lang) fields.push(["lang", state.lang]);
   if (state.predict?.on) fields.push(["predict", 1]);
   if (state.controls && state.controls !== "all") fields.push(["controls", state.controls]);
+  if (tour) fields.push(["tour", tour]);
   return `#${fields.map(([name, value]) => `${name}=${encodeURIComponent(String(value))}`).join("&")}`;
 }

@@ -2,7 +2,7 @@
  * window.postMessage (same-origin hosts may also call window.attentionLive directly):
  *
  *   host → figure   {type: "attention-live:setText", text, id?}
- *                   {type: "attention-live:select", layer?, head?, token?, step?, predict?, controls?, id?}
+ *                   {type: "attention-live:select", layer?, head?, token?, step?, predict?, controls?, tourIndex?, id?}
  *                                                                    (as attentionLive.select)
  *                   {type: "attention-live:predict", on, id?}        "Predict, then look" on (true) or off
  *                   {type: "attention-live:getState", id?}
@@ -110,7 +110,7 @@ export function startEmbedding(api, options) {
 
   const handlers = {
     setText: (data) => api.setText(data.text),
-    select: (data) => api.select({ layer: data.layer, head: data.head, token: data.token, step: data.step, predict: data.predict, controls: data.controls }),
+    select: (data) => api.select({ layer: data.layer, head: data.head, token: data.token, step: data.step, predict: data.predict, controls: data.controls, tourIndex: data.tourIndex }),
     predict: (data) => api.select({ predict: data.on }),
     getState: async () => {
       if (!sendState()) throw new Error("this figure sends its state only to the origins listed in its embed-origin parameter"); // not shown

@@ -75,6 +75,20 @@ export function createApi(figure) {
       ...(choice.controls !== undefined && { controls: choice.controls }) };
   }
 
+  /* select({tourIndex}): the walk shown moves to that step (0-based), given alone; RangeError where no
+   * walk is shown or the index is not one of its steps. Resolves once the step's text is shown. */
+  async function moveTour(choice) {
+    const others = Object.keys(choice).filter((name) => name !== "tourIndex" && choice[name] !== undefined);
+    if (others.length) throw new TypeError(`tourIndex is given alone, got ${others.join(", ")} too`); // not shown
+    await figure.ready;
+    await figure.tourLoaded;
+    const walk = figure.tour;
+    if (walk === null) throw new RangeError("tourIndex: no walk is shown (tour attribute, or Walk through)"); // not shown
+    await figure.tourTo(checkedNumber(choice.tourIndex, 0, walk.count - 1, "tourIndex"));
+    await figure.allShown();
+    await afterPaint();
+  }
+
   /* select's `step`: a training step of the listed checkpoints, or null (the shipped model). */
   function checkedStep(step) {
     const steps = figure.checkpoints.map((checkpoint) => checkpoint.step);
@@ -120,8 +134,10 @@ export function createApi(figure) {
      *  weights until the reader answers "Which earlier token will … attend to most?" (false: off),
      *  controls "all", "view" (the text read-only) or "none" (the view as given); a field left out keeps
      *  its value at the time the figure is ready. All fields are checked before any changes: a
-     *  RangeError leaves the view as it was. */
+     *  RangeError leaves the view as it was. tourIndex (0-based), given alone, moves the walk shown to
+     *  that step (RangeError where no walk is shown or it has no such step). */
     async select(choice = {}) {
+      if (choice?.tourIndex !== undefined) return moveTour(choice);
       figure.choose(await checkedChoice(choice));
       await figure.allShown(); // a what-if on a newly selected head
       await afterPaint();
@@ -200,7 +216,8 @@ export function createApi(figure) {
      *  row) and layer1_mix Â₁ (T × T; null in a one-layer model), both Python's (Figure.rollout) while
      *  the stacked-attention panel is open and its numbers are in, else null; predict {on, answered}:
      *  "Predict, then look" on, and answered for this query, head and text; controls "all", "view" or
-     *  "none". */
+     *  "none"; tour the walk shown,
+     *  {index (0-based), count}, or null (docs/tour.md). */
     state() {
       const now = figure.viewState.get();
       const { result, runtime } = figure;
@@ -228,6 +245,7 @@ export function createApi(figure) {
         predict: { on: now.predict.on, answered: now.predict.answered },
         controls: now.controls,
         ...stackedState(numbers && now.panels.stack ? figure.answer("rollout") : null),
+        tour: figure.tour,
       };
     },
   };

@@ -8,7 +8,7 @@ import { linkFor, readView } from "../url-state.js";
 import { PANEL_NAMES, whatIfsOf } from "../view-state.js";
 
 /**
- * @param figure       the core (figure.js): viewState, manifest, config, result, text, live, newestShown, learnAt(step),
+ * @param figure       the core (figure.js): viewState, manifest, config, result, text, live, newestShown, tourLink, learnAt(step),
  *                     textReplaced(), clearShown(), intoBox(text), submit(text), setStatus(message),
  *                     showNotice(), changed()
  * @param initialView  (config, maxChars) => {view, changes}: the view asked for at the start
@@ -95,8 +95,8 @@ export function createLinks(figure, initialView) {
       const { text } = lastChars(figure.text, maxChars, (same) => same); // what the figure uses (its text is the box's already)
       const { result } = figure;
       const state = figure.viewState.get();
-      return figure.newestShown && result && !result.precomputed ? linkFor(text, state, result.ids.length > 0)
-        : linkFor(text, { ...state, token: asked.token ?? 0 }, asked.token !== undefined);
+      return figure.newestShown && result && !result.precomputed ? linkFor(text, state, result.ids.length > 0, figure.tourLink)
+        : linkFor(text, { ...state, token: asked.token ?? 0 }, asked.token !== undefined, figure.tourLink);
     },
     firstLive,
     /** A new text replaced the asked one: its notices go and its token no longer applies. */
