@@ -72,7 +72,7 @@ def test_predict_mode_hides_the_weights_and_reveals_them_on_a_click(course, site
     seen = hidden_weights(element)
     assert seen["percents"] == [] and seen["coloured"] == 0 and seen["panels"] == []
     assert not any("%" in name for name in seen["names"]) and "«␣Alice», token 6 of 16" in seen["names"]
-    assert "%" not in seen["status"] and "bits" not in seen["status"] and "«␣said»" in seen["status"]
+    assert seen["status"] == "Query «␣said» (token 8 of 16) · layer 2, head 3 · weights hidden until you answer"  # no share, no focus in bits
     assert element.locator(".chip[data-index='9']").get_attribute("aria-disabled") == "true"  # later than the query
     element.locator(".chip[data-index='9']").click(force=True)  # masked (aria-disabled): not an answer
     assert element.state()["predict"] == {"on": True, "answered": False}

@@ -502,7 +502,7 @@ export class AttentionFigure {
     if (result?.attention) this.#askPython(state);
     this.#views.render(result, state, previous, this.#answers);
     if (result?.attention && result.ids.length > 0) {
-      if (asking(state)) this.#status.set(this.#predict.question()); // no share before the reader answers
+      if (asking(state)) this.#status.set(this.#predict.statusLine()); // no share before the reader answers
       else this.#status.view(result, state, state.preview ?? state.token);
     }
     this.#predict.draw(state, this.#root);

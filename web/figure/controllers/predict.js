@@ -6,8 +6,8 @@
  * White & Gunstone, "Probing Understanding" (1992), ch. 3.
  *
  * While it asks (view-state.js asking): the chips show no colour and no percentage and their names no
- * share (views/chips.js), the status line and what is said hold the question instead of the view's
- * numbers, and the figure's root has data-predict="asking", under which figure.css hides the legend, the
+ * share (views/chips.js), the status line names the query and the head but no number, what is said
+ * is the question, and the figure's root has data-predict="asking", under which figure.css hides the legend, the
  * panels and the Save buttons (their numbers), keeping their open/closed state for when it is answered.
  *
  *   attention-live:guess   bubbling, composed, on the element; detail = {layer, head (1-based), query,
@@ -15,7 +15,7 @@
  *                          weights of guess and top, Python's float32 numbers), correct (guess === top)}
  */
 import { setHidden, setText } from "../../lib/dom.js";
-import { headOffset, percent } from "../../draw/numbers.js";
+import { headOffset, percent, queryText } from "../../draw/numbers.js";
 import { asking } from "../view-state.js";
 
 /** The row of `state`'s head for its query in `result` (keys 0..query; Python's numbers) and the token it
@@ -69,8 +69,17 @@ export function createPredict(figure, { predict: part, tokens }, host) {
       figure.changed();
     },
 
-    /** The question for the view on screen, as a function of the Messages (the status line, what is said). */
+    /** The question for the view on screen, as a function of the Messages (what is said). */
     question,
+
+    /** The status line while it asks, as a function of the Messages: the query and the head, without a
+     *  number of the weights ("Query «said» (token 8 of 16) · layer 2, head 3 · weights hidden until you answer"). */
+    statusLine: () => (messages) => {
+      const { result } = figure;
+      const state = figure.viewState.get();
+      return [messages.text("status.query", { query: queryText(result.labels, state.token, messages) }),
+        messages.text("status.head", { layer: state.layer, head: state.head }), messages.text("predict.hidden")].join(messages.text("status.separator"));
+    },
 
     /** The predict part and the root's data-predict for `state` and the result shown. */
     draw(state, root) {
