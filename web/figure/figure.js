@@ -3,7 +3,8 @@
  * for Python, the answers pipeline and the drawing of its views (views/). Every other feature is a
  * controller made with it (controllers/), the only writer of its own fields, calling the core and
  * never another controller: the API (api.js), loading and "Try again" (loading.js), links (links.js),
- * the tools (Copy link, Save: tools.js), the text box (text-input.js), the status line, the notice and
+ * the tools (Copy link, Save: tools.js), the text box and its undo (text-input.js, undo.js), the figure's keys kept
+ * from the page (keys.js), its swipes and height on a reveal.js slide (slide-deck.js), the status line, the notice and
  * what is said (status.js), the language and its words (language.js) and the benchmark's measures
  * (measures.js). The core calls its controllers
  * where it must (a result shown is said). Python is the page's (runtime/python-client.js), shared
@@ -31,6 +32,8 @@ import { createLoading } from "./controllers/loading.js";
 import { createMeasures } from "./controllers/measures.js";
 import { createStatus } from "./controllers/status.js";
 import { createTextInput } from "./controllers/text-input.js";
+import { createKeys } from "./controllers/keys.js";
+import { createSlideDeck } from "./controllers/slide-deck.js";
 import { createTools } from "./controllers/tools.js";
 import { weightColours } from "../draw/colour.js";
 import { describeRow } from "../views/matrix.js";
@@ -70,6 +73,8 @@ export class AttentionFigure {
   #loading;
   #tools;
   #textInput;
+  #keys;
+  #slideDeck;
   #links;
   #language;
 
@@ -121,6 +126,8 @@ export class AttentionFigure {
     this.#loading = createLoading(this, el, options);
     this.#tools = createTools(this, { ...el, saveButtons: root.querySelectorAll("button[data-save]") }, options.linkHref);
     this.#textInput = createTextInput(this, el.text);
+    this.#keys = createKeys(root); // keys typed in the figure stay in it (a slide deck reads every key)
+    this.#slideDeck = createSlideDeck(root, options.host ?? null);
     this.#links = createLinks(this, options.initialView);
     this.viewState.subscribe((state, previous) => this.#render(state, previous));
     this.viewState.subscribe(() => this.changed());
@@ -200,7 +207,7 @@ export class AttentionFigure {
   destroy() {
     this.#gone = true;
     this.disconnect();
-    for (const part of [this.#status, this.#measures, this.#loading, this.#tools, this.#textInput, this.#links, this.#language, this.#views]) part.destroy();
+    for (const part of [this.#status, this.#measures, this.#loading, this.#tools, this.#textInput, this.#keys, this.#slideDeck, this.#links, this.#language, this.#views]) part.destroy();
     this.#listeners.clear();
     for (const waiter of this.#queue.waiters.splice(0)) waiter.reject(new Error("the figure is gone")); // not shown
   }
