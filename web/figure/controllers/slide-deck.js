@@ -14,8 +14,9 @@
  * (an element's figure is made when the element joins the page).
  */
 
-const SWIPE = "data-prevent-swipe"; // not shown: reveal.js's attribute
-const SLIDE = ".reveal .slides section"; // not shown: a reveal.js slide
+// reveal.js's attribute, and its slides
+const SWIPE = "data-prevent-swipe"; // not shown
+const SLIDE = ".reveal .slides section"; // not shown
 
 /**
  * @param root the figure's element (its parts are inside it)
