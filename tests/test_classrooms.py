@@ -112,6 +112,36 @@ def test_undo(playwright, tmp_path, figure):
     watch.check()
 
 
+# A Mac, as the figure's script reads one: navigator.platform "MacIntel", no navigator.userAgentData (Safari's, Firefox's)
+AS_ON_A_MAC = """Object.defineProperty(Navigator.prototype, 'platform', { get: () => 'MacIntel' });
+Object.defineProperty(Navigator.prototype, 'userAgentData', { get: () => undefined });"""
+
+
+def test_undo_with_the_command_key_on_a_mac(playwright, tmp_path):
+    """On a Mac (its platform as the page reads it), ⌘Z takes back the whole typed run and ⌘⇧Z brings it
+    back. (Ctrl+Z, which does nothing in a Mac's text box, cannot be checked here: this Chromium on
+    Linux undoes on it itself.)"""
+    run = " and the Rabbit"
+    with course_site(tmp_path, {"unit.html": UNDO_PAGE}) as url, browser_context(playwright) as context:
+        context.add_init_script(AS_ON_A_MAC)
+        page = context.new_page()
+        page.goto(url + "/unit.html")
+        assert page.evaluate("() => navigator.platform") == "MacIntel"
+        element = FigurePage(page, "attention-live")
+        element.ready()
+        element.wait_for_chips(above(0), weighted=True, text=TEXT)
+        box = element.locator("#text")
+        box.focus()
+        page.keyboard.press("Control+End")
+        edit(page, [run], after_each=lambda: element.wait_for(text=box.input_value()))
+        page.keyboard.press("Meta+z")  # no key binding of Linux's Chromium: what it does, the figure does
+        assert box.input_value() == TEXT
+        element.wait_for(text=TEXT)
+        page.keyboard.press("Meta+Shift+z")
+        assert box.input_value() == TEXT + run
+        element.wait_for(text=TEXT + run)
+
+
 # The open panels: each one's title (its summary), as the English catalog writes it
 PANEL_TITLES = {"heads": "All heads at once", "matrix": "This head's whole attention matrix", "math": "Show the math",
                 "next": "The next token", "stack": "Attention stacked on attention"}
