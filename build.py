@@ -1199,7 +1199,8 @@ def install_snippet_generators():
     its package-lock.json's integrity (MkDocs and Sphinx come with requirements-test.txt); for MyST's,
     mystmd (tests/mystmd/requirements.txt, by hash) into .cache/mystmd/ and myst-theme's renderer
     (tests/myst-renderer/) into .cache/myst-renderer/; for the Jupyter Book 1 parts, jupyter-book
-    (tests/jupyter-book-1/requirements.txt) in its own virtual environment, .cache/jupyter-book-1/.
+    (tests/jupyter-book-1/requirements.txt) in its own virtual environment, .cache/jupyter-book-1/; for
+    tests/test_slides.py, reveal.js (tests/reveal-deck/) into .cache/reveal-deck/.
     What cannot be installed is named here, and its test fails saying what is missing."""
     if not Path("/usr/bin/pandoc").exists():
         try:
@@ -1211,6 +1212,8 @@ def install_snippet_generators():
     # dependencies serve only its Python launcher, unused) and myst-theme's anywidget renderer (npm)
     pip_install_pinned("mystmd", CACHE / "mystmd", "mystmd", "the MyST site's test")
     npm_install_pinned("myst-renderer", CACHE / "myst-renderer", "myst-theme's anywidget renderer", "the MyST renderer's test")
+    # tests/test_slides.py: a real reveal.js deck (Quarto's revealjs format is built on it) with the figure on a slide
+    npm_install_pinned("reveal-deck", CACHE / "reveal-deck", "reveal.js", "the slide deck's tests")
     # the "sphinx" snippet's Jupyter Book 1 parts: jupyter-book in a virtual environment of its own (its Sphinx is older)
     pip_install_pinned("jupyter-book-1", CACHE / "jupyter-book-1", "Jupyter Book 1", "the Jupyter Book 1 snippet's test", venv=True)
 

@@ -3,9 +3,10 @@
  * for Python, the answers pipeline and the drawing of its views (views/). Every other feature is a
  * controller made with it (controllers/), the only writer of its own fields, calling the core and
  * never another controller: the API (api.js), loading and "Try again" (loading.js), links (links.js),
- * the tools (Copy link, Save: tools.js), the text box (text-input.js), the status line, the notice and
+ * the tools (Copy link, Save: tools.js), the text box and its undo (text-input.js, undo.js), the figure's keys kept
+ * from the page (keys.js), its swipes and height on a reveal.js slide (slide-deck.js), the status line, the notice and
  * what is said (status.js), the language and its words (language.js), the benchmark's measures
- * (measures.js) and the walk through the chapter or a course's (tour.js). The core calls its controllers
+ * (measures.js), "Predict, then look" (predict.js) and the walk through the chapter or a course's (tour.js). The core calls its controllers
  * where it must (a result shown is said). Python is the page's (runtime/python-client.js), shared
  * by every figure; the page-level pieces (the link in the address, the messages to a host page, the
  * offline copy) are page/'s and use the members marked "for page pieces".
@@ -32,6 +33,8 @@ import { createMeasures } from "./controllers/measures.js";
 import { createPredict } from "./controllers/predict.js";
 import { createStatus } from "./controllers/status.js";
 import { createTextInput } from "./controllers/text-input.js";
+import { createKeys } from "./controllers/keys.js";
+import { createSlideDeck } from "./controllers/slide-deck.js";
 import { createTools } from "./controllers/tools.js";
 import { createTour } from "./controllers/tour.js";
 import { weightColours } from "../draw/colour.js";
@@ -73,6 +76,8 @@ export class AttentionFigure {
   #loading;
   #tools;
   #textInput;
+  #keys;
+  #slideDeck;
   #links;
   #language;
   #predict;
@@ -209,7 +214,7 @@ export class AttentionFigure {
   destroy() {
     this.#gone = true;
     this.disconnect();
-    for (const part of [this.#status, this.#measures, this.#loading, this.#tools, this.#textInput, this.#links, this.#language, this.#predict, this.#tour, this.#views]) part.destroy();
+    for (const part of [this.#status, this.#measures, this.#loading, this.#tools, this.#textInput, this.#keys, this.#slideDeck, this.#links, this.#language, this.#predict, this.#tour, this.#views]) part.destroy();
     this.#listeners.clear();
     for (const waiter of this.#queue.waiters.splice(0)) waiter.reject(new Error("the figure is gone")); // not shown
   }
