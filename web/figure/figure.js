@@ -132,6 +132,8 @@ export class AttentionFigure {
     this.#loading = createLoading(this, el, options);
     this.#tools = createTools(this, { ...el, saveButtons: root.querySelectorAll("button[data-save]") }, options.linkHref);
     this.#textInput = createTextInput(this, el.text);
+    this.#keys = createKeys(root); // keys typed in the figure stay in it (a slide deck reads every key)
+    this.#slideDeck = createSlideDeck(root, options.host ?? null);
     this.#predict = createPredict(this, el, options.host);
     this.#links = createLinks(this, options.initialView);
     this.#tour = createTour(this, el);
