@@ -56,7 +56,7 @@ def hidden_weights(figure_page):
             coloured: chips.filter((c) => c.dataset.weight !== undefined || [...c.classList].some((n) => n.startsWith('w'))).length,
             names: chips.map((c) => c.getAttribute('aria-label') ?? ''),
             status: root.getElementById('status').textContent,
-            panels: ['#heads-panel', '#next-panel', '#matrix-panel', '#stack-panel', '#math-panel', '.colour-legend', '#save-png'].filter(shown),
+            panels: ['#heads-panel', '#next-panel', '#matrix-panel', '#stack-panel', '#math-panel', '.colour-legend', '#save-png', '.about', '#tour-start'].filter(shown),
         };
     }""", [figure_page.element])
 
@@ -89,7 +89,7 @@ def test_predict_mode_hides_the_weights_and_reveals_them_on_a_click(course, site
     assert {k: detail[k] for k in ("layer", "head", "query", "guess", "top", "correct")} == {"layer": LAYER, "head": HEAD, "query": TOKEN, "guess": QUEEN, "top": ALICE, "correct": False}
     assert abs(detail["guessShare"] - row[QUEEN]) <= TOLERANCE and abs(detail["topShare"] - row[ALICE]) <= TOLERANCE
     seen = hidden_weights(element)
-    assert seen["percents"][ALICE] == percent(row[ALICE]) and "#heads-panel" in seen["panels"] and "#next-panel" in seen["panels"]
+    assert seen["percents"][ALICE] == percent(row[ALICE]) and {"#heads-panel", "#next-panel", ".about", "#tour-start"} <= set(seen["panels"])
     assert state["weights"][ALICE] == pytest.approx(row[ALICE], abs=TOLERANCE)
     # a new head asks again; a click then picks a new query; a new text asks again
     element.locator("#heads label.choice[data-value='1']").click()
@@ -158,6 +158,11 @@ def test_controls_none_shows_the_view_as_given_and_view_keeps_the_choices(course
     fixed.ready()
     fixed.wait_for(controls="none", layer=1, head=1, token=3, text=TEXT)
     assert fixed.locator("#text").get_attribute("readonly") is not None
+    assert fixed.locator(".text-label").text_content() == "The sentence (fixed for this figure)"
+    status = fixed.locator("#status").text_content()
+    assert status.startswith("Query «␣turned» (token 4 of 16)")
+    fixed.locator(".chip[data-index='1']").hover()  # no preview of another query
+    assert fixed.locator("#status").text_content() == status
     assert fixed.locator("#layers").is_hidden() and fixed.locator("#copy-link").is_hidden() and fixed.locator("#heads-panel").is_hidden()
     assert fixed.locator("#matrix-panel").is_visible()
     row = row_of(figure, layer=1, head=1, token=3)
@@ -200,3 +205,29 @@ def test_axe_while_it_asks_after_the_answer_and_on_a_fixed_figure(site, playwrig
         FigurePage(page, "attention-live").ready()
         FigurePage(page, "attention-live").wait_for(controls="none")
         assert violations(page, axe_source) == []
+
+
+def test_with_the_causal_mask_left_out_later_tokens_are_answers_too(browser_page, figure):
+    """The what-if "no causal mask" left on: the question covers every key the query sees, later ones
+    included, and the answer's top is the view's (CPython's what-if row)."""
+    page = browser_page
+    page.page.goto(page.page.url.split("#")[0] + "#layer=2&head=3&token=4&panels=math")
+    page.page.reload()
+    assert page.settled() == "ready"
+    page.wait_for(token=3, panels={"math": True})
+    page.locator("#what-if-mask").click()
+    page.wait_for(whatIf={"scale": True, "mask": False})
+    page.api("select", {"predict": True})
+    page.wait_for(predict={"on": True, "answered": False})
+    row = figure.analyse(TEXT, what_if=(LAYER, HEAD, True, False))["attention"][LAYER - 1, HEAD - 1, 3]
+    top = int(row.argmax())
+    assert top > 3, "the example needs a later token on top"
+    assert page.locator(f".chip[data-index='{top}']").get_attribute("aria-disabled") == "false"
+    page.page.evaluate("document.addEventListener('attention-live:guess', (e) => { window.lastGuess = e.detail; }, { once: true })")
+    page.locator(f".chip[data-index='{top}']").dblclick()  # a double click answers once, and shows the answer
+    page.wait_for(predict={"on": True, "answered": True}, token=3)
+    detail = page.page.evaluate("window.lastGuess")
+    assert detail["top"] == top and detail["correct"] and abs(detail["topShare"] - row[top]) <= TOLERANCE and detail["step"] == 3250
+    page.api("select", {"predict": False})
+    page.locator("#what-if-mask").click()
+    page.wait_for(whatIf={"scale": True, "mask": True})

@@ -352,7 +352,8 @@ export class AttentionFigure {
     this.#readerActed = true;
     const now = this.viewState.get();
     const before = JSON.stringify(whatIfsOf(now));
-    const newQuestion = ["layer", "head", "token"].some((name) => patch[name] !== undefined && patch[name] !== now[name]);
+    const newQuestion = ["layer", "head", "token"].some((name) => patch[name] !== undefined && patch[name] !== now[name])
+      || (patch.learn !== undefined && (patch.learn.step ?? null) !== now.learn.step); // another checkpoint: another answer
     this.viewState.update({ ...patch, ...(newQuestion && now.predict.answered ? askAgain : {}), preview: null }); // a new query or head asks again
     if (this.#channel && JSON.stringify(whatIfsOf(this.viewState.get())) !== before) this.submit(this.#queue.text).catch(() => {});
     const { result } = this.#view;
@@ -363,12 +364,14 @@ export class AttentionFigure {
   /** A walk's step (controllers/tour.js): the view-state `patch` and, where the step has one, its `text`,
    *  shown as a reader's choice would be, but nothing said: the step's own sentence is, once its numbers
    *  are in (announce). Resolves once the text and what-ifs of the step are shown. */
-  showStep(patch, text) {
-    this.#readerActed = true;
-    const before = JSON.stringify(whatIfsOf(this.viewState.get()));
+  showStep(patch, text, byReader = true) {
+    if (byReader) this.#readerActed = true; // a walk on from the start says nothing at load
+    const now = this.viewState.get();
+    const before = JSON.stringify(whatIfsOf(now));
     const newText = text !== undefined && boxed(text).text !== this.#queue.text;
     if (newText) this.textReplaced();
-    this.viewState.update({ ...patch, preview: null });
+    const newQuestion = now.predict.answered && ["layer", "head", "token"].some((name) => patch[name] !== undefined && patch[name] !== now[name]);
+    this.viewState.update({ ...patch, ...(newQuestion ? askAgain : {}), preview: null });
     this.#choicePending = false;
     if (newText) return this.submit(this.intoBox(text)).catch(() => {});
     if (this.#channel && JSON.stringify(whatIfsOf(this.viewState.get())) !== before) return this.submit(this.#queue.text).catch(() => {});
@@ -534,6 +537,12 @@ export class AttentionFigure {
     if (state.controls === "all") this.#root.removeAttribute("data-controls");
     else this.#root.dataset.controls = state.controls;
     this.#el.text.readOnly = state.controls !== "all";
+    const label = this.#root.querySelector(".text-label"); // "Type a sentence", or that it is fixed
+    const key = state.controls === "all" ? "markup.textLabel" : "markup.textLabelFixed";
+    if (label.dataset.text !== key) {
+      label.dataset.text = key; // written again in another language (i18n/language.js applyMessages)
+      label.textContent = this.messages.text(key);
+    }
   }
 
   #drawNotice(result) { // the notice above the chips, for `result` (null before the first result is shown)

@@ -111,7 +111,10 @@ export function startEmbedding(api, options) {
   const handlers = {
     setText: (data) => api.setText(data.text),
     select: (data) => api.select({ layer: data.layer, head: data.head, token: data.token, step: data.step, predict: data.predict, controls: data.controls, tourIndex: data.tourIndex }),
-    predict: (data) => api.select({ predict: data.on }),
+    predict: (data) => {
+      if (typeof data.on !== "boolean") throw new TypeError("attention-live:predict needs on: true or false"); // not shown
+      return api.select({ predict: data.on });
+    },
     getState: async () => {
       if (!sendState()) throw new Error("this figure sends its state only to the origins listed in its embed-origin parameter"); // not shown
     },

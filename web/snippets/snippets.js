@@ -21,8 +21,8 @@ const VIEW = { text: TEXT, layer: 2, head: 3, token: 8 }; // token 1-based, as i
  * phone's (390 px), each panel open alone, and all five; measured in Chromium, 2026-12-07. Where no script may resize the frame, its
  * snippet says which height shows which parts. */
 export const HEIGHTS = {
-  desktop: { opening: 842, heads: 1184, matrix: 1438, math: 1850, next: 1174, stack: 1122, all: 3401 },
-  phone: { opening: 1365, heads: 1735, matrix: 1783, math: 2791, next: 1948, stack: 1791, all: 4568 },
+  desktop: { opening: 893, heads: 1235, matrix: 1489, math: 1901, next: 1225, stack: 1173, all: 3452 },
+  phone: { opening: 1399, heads: 1769, matrix: 1817, math: 2825, next: 1982, stack: 1825, all: 4602 },
 };
 const HEIGHT = HEIGHTS.desktop.opening; // a frame's height before the figure resizes it: the whole figure as it opens, on a desktop
 

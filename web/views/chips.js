@@ -24,9 +24,9 @@
  *     asking: boolean (with row)             "Predict, then look" asks: the weights hidden (no colour, no
  *                                            percentage, names without them); a click or Enter on a chip at or
  *                                            before the query answers (pick), the arrow keys only move the focus,
- *                                            later chips are aria-disabled, and hovering previews nothing
+ *                                            masked chips are aria-disabled, and hovering previews nothing
  *     fixed: boolean (with row)              the query cannot change (controls="none"): the arrow keys move
- *                                            the focus only, to read each chip's name
+ *                                            the focus only, to read each chip's name, and hovering previews nothing
  *
  * Names while the reader types: every chip's name changes with every keystroke (the query's row is new);
  * the names are written once the reader pauses, the group aria-busy="true" meanwhile (when-paused.js),
@@ -74,9 +74,9 @@ export function createChips(container, { on, messages }) {
     percent.className = "percent";
     const percentText = percent.appendChild(document.createTextNode(""));
     chip.append(label, " ", percent); // the space: the visible text reads "␣Alice 48.6%", as the name does
-    chip.addEventListener("click", () => on.pick(index), { signal });
-    chip.addEventListener("mouseenter", () => { if (!asking) on.preview(index); }, { signal });
-    chip.addEventListener("mouseleave", () => { if (!asking) on.preview(null); }, { signal });
+    chip.addEventListener("click", (event) => { if (event.detail <= 1) on.pick(index); }, { signal }); // a double click picks once (its second click would ask again)
+    chip.addEventListener("mouseenter", () => { if (!focusOnly) on.preview(index); }, { signal }); // no preview while the weights are hidden, or the query fixed
+    chip.addEventListener("mouseleave", () => { if (!focusOnly) on.preview(null); }, { signal });
     return { chip, index, label: undefined, tokenId: undefined, percentText, shown: { query: false, preview: false, weight: undefined, colour: undefined } };
   }
 
@@ -134,7 +134,7 @@ export function createChips(container, { on, messages }) {
       }
       const weight = index > query && causal ? null : row[index]; // null: masked, a key after the query
       names.push([record, weight]);
-      setAttribute(chip, "aria-disabled", String(asking && index > query));
+      setAttribute(chip, "aria-disabled", String(asking && weight === null)); // a masked key: no answer
       if (weight === shown.weight) continue;
       const wasMasked = shown.weight === null;
       shown.weight = weight;

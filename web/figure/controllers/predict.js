@@ -12,17 +12,20 @@
  *
  *   attention-live:guess   bubbling, composed, on the element; detail = {layer, head (1-based), query,
  *                          guess, top (0-based token indices), guessShare, topShare (the attention
- *                          weights of guess and top, Python's float32 numbers), correct (guess === top)}
+ *                          weights of guess and top, Python's float32 numbers), correct (guess === top),
+ *                          step (the training step of the model asked: "Watch it learn"'s checkpoint,
+ *                          or the shipped model's; null for a model without checkpoints)}
  */
 import { setHidden, setText } from "../../lib/dom.js";
-import { headOffset, percent, queryText } from "../../draw/numbers.js";
+import { headOffset, keysSeen, percent, queryText } from "../../draw/numbers.js";
 import { asking } from "../view-state.js";
 
-/** The row of `state`'s head for its query in `result` (keys 0..query; Python's numbers) and the token it
- *  attends to most (the first of equal weights): {row, top}. */
+/** The row of `state`'s head for its query in `result` (the keys it sees: 0..query, or every key with the
+ *  causal mask's what-if on; Python's numbers) and the token it attends to most (the first of equal
+ *  weights): {row, top}. */
 export function attendedMost(result, state) {
   const T = result.ids.length;
-  const row = result.attention.subarray(headOffset(result, state.layer, state.head) + state.token * T).subarray(0, state.token + 1);
+  const row = result.attention.subarray(headOffset(result, state.layer, state.head) + state.token * T).subarray(0, keysSeen(result, state, state.token));
   let top = 0;
   for (let key = 1; key < row.length; key++) if (row[key] > row[top]) top = key;
   return { row, top };
@@ -51,21 +54,24 @@ export function createPredict(figure, { predict: part, tokens }, host) {
     const { row, top } = attendedMost(result, state);
     const { guess } = state.predict;
     const params = { guess: result.labels[guess], guessShare: percent(row[guess], messages), top: result.labels[top], topShare: percent(row[top], messages) };
-    return `${messages.text(guess === top ? "predict.right" : "predict.wrong", params)} ${messages.text("predict.again")}`;
+    const again = state.controls === "none" ? "" : ` ${messages.text("predict.again")}`; // a fixed figure: nothing to choose
+    return `${messages.text(guess === top ? "predict.right" : "predict.wrong", params)}${again}`;
   };
 
   return {
-    /** The reader answered with the chip of token `index` (0-based): at or after the query is the
-     *  question's range; a later token is masked (its chip aria-disabled), and nothing happens. */
+    /** The reader answered with the chip of token `index` (0-based): a key the query sees is the
+     *  question's range; a masked one (its chip aria-disabled) is no answer, and nothing happens. */
     guess(index) {
       const { result } = figure;
       const state = figure.viewState.get();
-      if (!result?.attention || index > state.token) return;
+      if (!result?.attention) return;
       const { row, top } = attendedMost(result, state);
+      if (index >= row.length) return;
       figure.viewState.update({ predict: { answered: true, guess: index } });
       figure.say(answer());
       host.dispatchEvent(new CustomEvent("attention-live:guess", { bubbles: true, composed: true,
-        detail: { layer: state.layer, head: state.head, query: state.token, guess: index, top, guessShare: row[index], topShare: row[top], correct: index === top } }));
+        detail: { layer: state.layer, head: state.head, query: state.token, guess: index, top, guessShare: row[index], topShare: row[top], correct: index === top,
+          step: result.step ?? figure.checkpoints.at(-1)?.step ?? null } }));
       figure.changed();
     },
 

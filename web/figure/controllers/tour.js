@@ -99,7 +99,7 @@ export function createTour(figure, { tour: section, tourStart: start }) {
       ({ steps, chapter } = walk);
       start.hidden = false;
       if (asked !== null) {
-        begin(false);
+        begin(false, false);
         said = moves; // a walk on from the start is not said at load (nothing is, before the reader acts: figure.js)
       }
     }, (error) => {
@@ -112,15 +112,15 @@ export function createTour(figure, { tour: section, tourStart: start }) {
     return loaded;
   }
 
-  function begin(focus) {
+  function begin(focus, byReader = true) {
     on = true;
-    move(0);
+    move(0, byReader);
     if (focus) bar.focusNext();
   }
 
   /* Show step `to` (0-based; out of the walk: nothing), its view through the core and, where it has a
    * text and a token, that token once the text is shown. */
-  function move(to) {
+  function move(to, byReader = true) {
     if (!on || to < 0 || to >= steps.length) return Promise.resolve();
     index = to;
     const now = ++moves;
@@ -131,7 +131,7 @@ export function createTour(figure, { tour: section, tourStart: start }) {
       figure.showNotice();
     }
     const tokenNow = view.text === undefined ? step.tokenOf(readingOf(figure)) : null;
-    const shown = figure.showStep(patchOf(view, tokenNow === null ? null : clampToken(tokenNow, to)), view.text);
+    const shown = figure.showStep(patchOf(view, tokenNow === null ? null : clampToken(tokenNow, to)), view.text, byReader);
     render();
     if (view.text === undefined || view.token === undefined) return shown;
     return shown.then(() => {
