@@ -102,7 +102,8 @@ def expected_sentence(figure, writer, step, state):
         params.update(next=first["label"], nextShare=writer.percent(first["p"]))
     elif step == "cache":
         cache = figure.analyse(text)["cache"]  # the text again, as the walk's last update was: its cache's second pass
-        params.update(reused=cache["reused"], computed=writer.number(cache["scores_computed"], 0), full=writer.number(cache["scores_full"], 0))
+        params.update(reused=cache["reused"], computed=writer.number(cache["scores_computed"], 0), full=writer.number(cache["scores_full"], 0),
+                      doubled=writer.number(cache["tokens_doubled"], 0), fullDoubled=writer.number(cache["scores_full_doubled"], 0))
         return writer.text(key, count=cache["reused"], **params), cache
     elif step == "flash":
         flashed = figure.flash(layer, head, token, 4)

@@ -133,13 +133,15 @@ function nextWords(reading) {
   return { key: variant(reading, "next"), params: { ...b.params, next: first.label, nextShare: share(first.p) } };
 }
 
-/* The KV cache: what the last update reused and computed (Python's cache summary, as the math panel's line). */
+/* The KV cache: what the last update reused and computed, and what a text twice as long would take (Python's
+ * cache summary, as the math panel's lines). */
 function cacheWords(reading) {
   const b = live(reading) && basics(reading);
   const { cache } = reading.result ?? {};
   if (!b || !cache) return null;
   return { key: variant(reading, "cache"), params: { ...b.params, count: cache.reused, reused: cache.reused, tokens: cache.tokens,
-    computed: { number: cache.scores_computed, digits: 0 }, full: { number: cache.scores_full, digits: 0 } } };
+    computed: { number: cache.scores_computed, digits: 0 }, full: { number: cache.scores_full, digits: 0 },
+    doubled: { number: cache.tokens_doubled, digits: 0 }, fullDoubled: { number: cache.scores_full_doubled, digits: 0 } } };
 }
 
 /* FlashAttention: the tile size, and the scores held at once against the ordinary row's (Python's flash answer). */
