@@ -22,7 +22,7 @@
 import { createAnswers } from "./answers.js";
 import { exportFigure } from "./export.js";
 import { afterPaint } from "../lib/frames.js";
-import { answersShown, askAgain, asking, createViewState, hasWhatIf, PANEL_NAMES, queryAfter, showsWhatIfsOf, toggled, whatIfsOf } from "./view-state.js";
+import { answersShown, askAgain, asking, asksAgain, createViewState, hasWhatIf, PANEL_NAMES, queryAfter, showsWhatIfsOf, toggled, whatIfsOf } from "./view-state.js";
 import { createFigureViews } from "./figure-views.js";
 import { BOX_MAX_CHARS, boxed, isWellFormed } from "./text-box.js";
 import { createApi } from "./controllers/api.js";
@@ -352,9 +352,7 @@ export class AttentionFigure {
     this.#readerActed = true;
     const now = this.viewState.get();
     const before = JSON.stringify(whatIfsOf(now));
-    const newQuestion = ["layer", "head", "token"].some((name) => patch[name] !== undefined && patch[name] !== now[name])
-      || (patch.learn !== undefined && (patch.learn.step ?? null) !== now.learn.step); // another checkpoint: another answer
-    this.viewState.update({ ...patch, ...(newQuestion && now.predict.answered ? askAgain : {}), preview: null }); // a new query or head asks again
+    this.viewState.update({ ...patch, ...(asksAgain(now, patch) ? askAgain : {}), preview: null }); // a new query, head or checkpoint asks again
     if (this.#channel && JSON.stringify(whatIfsOf(this.viewState.get())) !== before) this.submit(this.#queue.text).catch(() => {});
     const { result } = this.#view;
     if (result && !result.precomputed && !showsWhatIfsOf(result, this.viewState.get())) this.#choicePending = true;
@@ -370,8 +368,7 @@ export class AttentionFigure {
     const before = JSON.stringify(whatIfsOf(now));
     const newText = text !== undefined && boxed(text).text !== this.#queue.text;
     if (newText) this.textReplaced();
-    const newQuestion = now.predict.answered && ["layer", "head", "token"].some((name) => patch[name] !== undefined && patch[name] !== now[name]);
-    this.viewState.update({ ...patch, ...(newQuestion ? askAgain : {}), preview: null });
+    this.viewState.update({ ...patch, ...(asksAgain(now, patch) ? askAgain : {}), preview: null });
     this.#choicePending = false;
     if (newText) return this.submit(this.intoBox(text)).catch(() => {});
     if (this.#channel && JSON.stringify(whatIfsOf(this.viewState.get())) !== before) return this.submit(this.#queue.text).catch(() => {});
@@ -401,7 +398,7 @@ export class AttentionFigure {
     const state = this.viewState.get();
     const { messages } = this;
     if (!result || result.ids.length === 0) return messages.text("figure.noTokens");
-    if (asking(state) && result.attention) return `${this.#predict.question()(messages)} ${messages.text("predict.how")}`;
+    if (asking(state) && result.attention) return this.#predict.prompt()(messages);
     const whatIf = hasWhatIf(state) || state.knockout.length;
     return messages.text(whatIf ? "figure.summaryWhatIf" : "figure.summary", {
       count: result.ids.length, layer: state.layer, head: state.head, row: describeRow(result, state, state.token, messages) });
@@ -425,9 +422,6 @@ export class AttentionFigure {
     const checkpoint = shown ? [shown, this.checkpoints.at(-1)] : null; // the checkpoint's line, unless the shipped model is shown
     return exportFigure({ result, state, config, explained, predicted, stacked, checkpoint, width: this.#root.clientWidth, messages: this.messages }, format);
   }
-
-  /** "Predict, then look" on or off (`on`): the weights hidden until the reader answers (controllers/predict.js). */
-  setPredict(on) { this.viewState.update({ predict: { on, answered: false, guess: null } }); }
 
   /** The words of a new language (controllers/language.js has written the markup's and the about
    *  text): every view, the status line and the notice written again; the numbers shown stay. */
@@ -516,7 +510,7 @@ export class AttentionFigure {
       else this.#status.view(result, state, state.preview ?? state.token);
     }
     this.#predict.draw(state, this.#root);
-    this.#drawControls(state);
+    if (state.controls !== previous.controls) this.#drawControls(state); // the markup is "all"'s
   }
 
   /* A chip picked (a click, Enter): the query, or while the figure asks, the reader's answer. */

@@ -66,6 +66,13 @@ export const asking = (state) => state.predict.on && !state.predict.answered;
 /** The view state's patch that asks again (a new query, head or text): the answer forgotten. */
 export const askAgain = { predict: { answered: false, guess: null } };
 
+/** Whether `patch` on view `state` asks again once answered: another query, head or checkpoint. */
+export function asksAgain(state, patch) {
+  if (!state.predict.answered) return false;
+  return ["layer", "head", "token"].some((name) => patch[name] !== undefined && patch[name] !== state[name])
+    || (patch.learn !== undefined && (patch.learn.step ?? null) !== state.learn.step);
+}
+
 /** What the worker computes the attention of this state with, besides the text: the knocked-out heads,
  *  the what-if of the selected head ({layer, head, scale, mask}, or null) and the checkpoint (its
  *  training step, or null for the shipped model). */

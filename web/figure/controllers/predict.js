@@ -37,14 +37,15 @@ export function attendedMost(result, state) {
  *                chips' group, described by the question while it is shown (a screen reader reads it on
  *                entering the chips)}
  * @param host    the element the guess event is dispatched on
- * @returns {guess(index), question(), draw(state), destroy()}
+ * @returns {guess(index), prompt(), statusLine(), draw(state, root), destroy()}
  */
 export function createPredict(figure, { predict: part, tokens }, host) {
-  /* The question, as a function of the Messages: "Which earlier token will «said» attend to most? …". */
-  const question = () => (messages) => {
+  /* The question and how to answer it, as a function of the Messages: "Which earlier token will «said»
+   * attend to most? Click it, or …". */
+  const prompt = () => (messages) => {
     const { result } = figure;
     const state = figure.viewState.get();
-    return messages.text("predict.question", { label: result.labels[state.token] });
+    return `${messages.text("predict.question", { label: result.labels[state.token] })} ${messages.text("predict.how")}`;
   };
 
   /* The answer's sentence for the view state's guess, as a function of the Messages. */
@@ -75,8 +76,8 @@ export function createPredict(figure, { predict: part, tokens }, host) {
       figure.changed();
     },
 
-    /** The question for the view on screen, as a function of the Messages (what is said). */
-    question,
+    /** The question for the view on screen and how to answer it, as a function of the Messages (what is said). */
+    prompt,
 
     /** The status line while it asks, as a function of the Messages: the query and the head, without a
      *  number of the weights ("Query «said» (token 8 of 16) · layer 2, head 3 · weights hidden until you answer"). */
@@ -98,7 +99,7 @@ export function createPredict(figure, { predict: part, tokens }, host) {
       if (shown) tokens.setAttribute("aria-describedby", part.id);
       else tokens.removeAttribute("aria-describedby");
       if (!shown) return;
-      setText(part, asking(state) ? `${question()(words)} ${words.text("predict.how")}` : answer()(words));
+      setText(part, asking(state) ? prompt()(words) : answer()(words));
     },
 
     destroy() {},
